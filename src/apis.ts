@@ -1,0 +1,30 @@
+import * as clientOps from './generated/client-operations.js';
+import * as clientSchemas from './generated/client-schemas.js';
+import * as managementOps from './generated/management-operations.js';
+import * as managementSchemas from './generated/management-schemas.js';
+import type { ApiDefinition } from './http/register.js';
+import { discoveryHandlers } from './resources/discovery/handlers.js';
+
+/**
+ * Both APIs: the generated operation tables with the handlers implemented so far. An operation that
+ * shares an operationId across the APIs is implemented once and listed in both maps.
+ */
+export const clientApi: ApiDefinition = {
+  name: 'client',
+  basePath: clientOps.basePath,
+  operations: clientOps.operations,
+  schemas: clientSchemas,
+  handlers: {
+    ...discoveryHandlers.client,
+  },
+};
+
+export const managementApi: ApiDefinition = {
+  name: 'management',
+  basePath: managementOps.basePath,
+  operations: managementOps.operations,
+  schemas: managementSchemas,
+  handlers: {
+    ...discoveryHandlers.management,
+  },
+};

@@ -1,0 +1,69 @@
+import { Hono } from 'hono';
+import type { Runtime } from './deps.js';
+import { ApiError } from './http/errors.js';
+import { errorResponse } from './http/envelope.js';
+import { registerApi } from './http/register.js';
+import { canonicalPath, pathOf } from './http/paths.js';
+import { shortId } from './lib/ids.js';
+import { clientApi, managementApi } from './apis.js';
+import { CONTROLLER_VERSION } from './config.js';
+
+const CORS_HEADERS = {
+  'access-control-allow-credentials': 'true',
+  'access-control-allow-headers': 'content-type, accept, authorization, zt-session',
+  'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE',
+};
+
+/** A per-process instance id, as the controller sends in `ziti-instance-id`. */
+const INSTANCE_ID = 'c' + shortId().toLowerCase() + shortId().toLowerCase();
+
+/**
+ * Builds the application: both APIs from the generated operation tables, one error envelope, CORS
+ * as the controller does it, and the controller's path aliasing. The runtime supplies dependencies.
+ */
+export function createApp(runtime: Runtime): Hono {
+  const app = new Hono({ strict: false, getPath: (req) => canonicalPath(pathOf(req.url)) });
+
+  app.use(async (c, next) => {
+    const requestId = shortId();
+    c.set('requestId' as never, requestId as never);
+    const origin = c.req.header('origin');
+    if (c.req.method === 'OPTIONS' && origin) {
+      return new Response(null, { status: 200, headers: { ...CORS_HEADERS, 'access-control-allow-origin': origin, vary: 'Origin' } });
+    }
+    await next();
+    const h = c.res.headers;
+    h.set('x-request-id', requestId);
+    h.set('ziti-instance-id', INSTANCE_ID);
+    h.set('server', `ziti-controller/${CONTROLLER_VERSION}`);
+    if (origin) {
+      h.set('access-control-allow-origin', origin);
+      h.set('access-control-allow-credentials', 'true');
+      h.append('vary', 'Origin');
+    }
+  });
+
+  registerApi(app, clientApi, runtime);
+  registerApi(app, managementApi, runtime);
+
+  app.notFound((c) => {
+    const requestId = (c.get('requestId' as never) as string | undefined) ?? shortId();
+    const path = canonicalPath(pathOf(c.req.url));
+    return errorResponse(new ApiError('NOT_FOUND', { code: 'UNHANDLED', message: `path ${path} was not found` }), requestId);
+  });
+
+  app.onError(async (err, c) => {
+    const requestId = (c.get('requestId' as never) as string | undefined) ?? shortId();
+    if (err instanceof ApiError) return errorResponse(err, requestId);
+    // Unexpected: log with the request id, answer without internals.
+    try {
+      const deps = await runtime.deps(c.env);
+      deps.log.error('unhandled error', { requestId, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    } catch {
+      console.error(JSON.stringify({ level: 'error', message: 'unhandled error', requestId, error: String(err) }));
+    }
+    return errorResponse(new ApiError('UNHANDLED'), requestId);
+  });
+
+  return app;
+}

@@ -1,0 +1,22 @@
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import type { BatchItem } from 'drizzle-orm/batch';
+import * as schema from './schema/index.js';
+
+/** The database handle every repo receives: drizzle over libSQL (Node, Turso) or D1 (Workers). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Db = BaseSQLiteDatabase<'async', any, typeof schema>;
+export { schema };
+
+type Batchable = BatchItem<'sqlite'>;
+
+/**
+ * Runs the statements as one atomic batch (one implicit transaction on both libSQL and D1).
+ * This is the only way the project writes more than one row at a time: D1 has no interactive
+ * transactions, so ids and values are computed before the batch and no statement depends on
+ * another's result.
+ */
+export async function atomic(db: Db, statements: Batchable[]): Promise<void> {
+  if (statements.length === 0) return;
+  const batchable = db as unknown as { batch(items: [Batchable, ...Batchable[]]): Promise<unknown> };
+  await batchable.batch(statements as [Batchable, ...Batchable[]]);
+}

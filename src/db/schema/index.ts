@@ -1,0 +1,2 @@
+export * from './pki.js';
+export * from './identities.js';

@@ -1,0 +1,42 @@
+import type { Config } from './config.js';
+import type { Db } from './db/client.js';
+import type { Pki } from './pki/types.js';
+
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Everything a request needs from its runtime, resolved once per process (Node) or isolate (Workers). */
+export interface Deps {
+  db: Db;
+  config: Config;
+  pki: Pki;
+  log: Logger;
+  /** Current time in Unix milliseconds; injectable so that tests can move the clock. */
+  now(): number;
+}
+
+/**
+ * The TLS client certificate of a request, as the runtime hands it over. Node gives the whole chain
+ * (leaf first, DER); Workers' mTLS gives only a verified SHA-1 fingerprint of the leaf.
+ */
+export interface ClientCertificate {
+  chainDer: Uint8Array[];
+  fingerprintSha1?: string;
+}
+
+/** What a runtime entry file provides to createApp. */
+export interface Runtime {
+  deps(env: unknown): Promise<Deps>;
+  clientCertificate(request: Request, env: unknown): ClientCertificate | undefined;
+  /** Lets work finish after the response is sent (Workers' waitUntil); Node simply lets the promise run. */
+  waitUntil(promise: Promise<unknown>, executionCtx: unknown): void;
+}
+
+export const consoleLogger: Logger = {
+  info: (message, fields) => console.log(JSON.stringify({ level: 'info', message, ...fields })),
+  warn: (message, fields) => console.warn(JSON.stringify({ level: 'warn', message, ...fields })),
+  error: (message, fields) => console.error(JSON.stringify({ level: 'error', message, ...fields })),
+};

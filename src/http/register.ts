@@ -1,0 +1,177 @@
+import type { Context, Hono } from 'hono';
+import type { z } from 'zod';
+import type { Runtime } from '../deps.js';
+import { accessFor, type Access, type ApiName } from './access.js';
+import { ApiError, messageError } from './errors.js';
+import type { Handler, HandlerMap, OpContext } from './handler.js';
+import type { OperationSpec } from './operation.js';
+import { loadSession, type RequestSession } from './session.js';
+import { MAX_BODY_BYTES, mediaType, parseJsonBody, readBodyCapped, validateParams, zodIssueToError } from './validate.js';
+
+export interface ApiDefinition {
+  name: ApiName;
+  basePath: string;
+  operations: readonly OperationSpec[];
+  schemas: Record<string, unknown>;
+  handlers: HandlerMap;
+}
+
+/** `/identities/{id}` -> `/identities/:id` */
+export function honoPath(basePath: string, specPath: string): string {
+  return basePath + (specPath === '/' ? '/' : specPath.replace(/\{([^}]+)\}/g, ':$1'));
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Mounts every operation of an API on the app: access rule, parameter and body validation, then the
+ * handler, or 501 NOT_IMPLEMENTED when there is none yet. Fails at start-up when a handler names an
+ * operation the specification does not have.
+ */
+export function registerApi(app: Hono, api: ApiDefinition, runtime: Runtime): void {
+  const known = new Set(api.operations.map((o) => o.operationId));
+  for (const id of Object.keys(api.handlers)) {
+    if (!known.has(id)) throw new Error(`${api.name} API: handler "${id}" matches no operation of the specification`);
+  }
+  const paths = new Set<string>();
+  for (const op of api.operations) {
+    const path = honoPath(api.basePath, op.path);
+    paths.add(path);
+    const access = accessFor(api.name, op);
+    const handler = api.handlers[op.operationId];
+    const body = bodyParam(op, api.schemas);
+    app.on(op.method, path, (c) => run(c, api.name, op, access, handler, body, runtime));
+  }
+  // A known path with another method is 405, not 404.
+  for (const path of paths) {
+    app.all(path, () => {
+      throw new ApiError('METHOD_NOT_ALLOWED');
+    });
+  }
+}
+
+interface BodySpec {
+  name: string;
+  required: boolean;
+  /** Null for raw text bodies. */
+  schema: z.ZodType | null;
+  discriminator?: { field: string; subtypes: Map<string, z.ZodType> };
+  array: boolean;
+}
+
+function bodyParam(op: OperationSpec, schemas: Record<string, unknown>): BodySpec | undefined {
+  const p = op.params.find((x) => x.in === 'body');
+  if (!p || !p.schema) return undefined;
+  const discriminators = schemas.discriminators as Record<string, BodySpec['discriminator']>;
+  if (p.schema === '$string') return { name: p.name, required: !!p.required, schema: null, array: false };
+  const array = p.schema.startsWith('$array:');
+  const name = array ? p.schema.slice(7) : p.schema;
+  const schema = schemas[name] as z.ZodType | undefined;
+  if (!schema) throw new Error(`no schema ${name} for ${op.operationId}`);
+  return { name: p.name, required: !!p.required, schema, discriminator: discriminators[name], array };
+}
+
+function acceptsJson(op: OperationSpec): boolean {
+  return !op.consumes || op.consumes.includes('application/json');
+}
+
+async function run(
+  c: Context,
+  api: ApiName,
+  op: OperationSpec,
+  access: Access,
+  handler: Handler | undefined,
+  bodySpec: BodySpec | undefined,
+  runtime: Runtime,
+): Promise<Response> {
+  const requestId = c.get('requestId') as string;
+  const deps = await runtime.deps(c.env);
+  const defer = (p: Promise<unknown>) => runtime.waitUntil(p.catch((e) => deps.log.error('deferred write failed', { requestId, error: String(e) })), safeExecutionCtx(c));
+
+  let session: RequestSession | undefined;
+  if (access !== 'anonymous') {
+    const token = c.req.header('zt-session');
+    if (!token) throw messageError('UNAUTHORIZED', 'unauthenticated for invalid credentials');
+    session = await loadSession(deps, token, defer);
+    if (!session) throw new ApiError('UNAUTHORIZED');
+    if (access !== 'partial' && !session.fullyAuthenticated) throw new ApiError('UNAUTHORIZED');
+    if (access === 'admin' && !session.isAdmin) throw new ApiError('UNAUTHORIZED');
+  }
+  if (!handler) throw new ApiError('NOT_IMPLEMENTED', { code: 'NOT_IMPLEMENTED', message: `operation ${op.operationId} is not implemented` });
+
+  const url = new URL(c.req.url);
+  const { query, queries } = validateParams(op, url, c.req.param() as Record<string, string>, (n) => c.req.header(n));
+
+  let body: unknown;
+  let rawBody = EMPTY;
+  const method = op.method;
+  if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') {
+    rawBody = await readBodyCapped(c.req.raw);
+    if (bodySpec) body = parseBody(op, bodySpec, rawBody, c.req.header('content-type'));
+  }
+
+  const ctx: OpContext = {
+    c,
+    api,
+    op,
+    deps,
+    requestId,
+    params: c.req.param() as Record<string, string>,
+    query,
+    queries,
+    body,
+    rawBody,
+    session,
+    caller: session as RequestSession,
+    clientCertificate: () => runtime.clientCertificate(c.req.raw, c.env),
+    defer,
+  };
+  const response = await handler(ctx);
+  if (session && !response.headers.has('expiration-seconds')) {
+    response.headers.set('expiration-seconds', String(deps.config.sessionTimeoutSeconds));
+    response.headers.set('expires-at', new Date(session.expiresAt).toISOString());
+  }
+  return response;
+}
+
+function parseBody(op: OperationSpec, spec: BodySpec, raw: Uint8Array, contentType: string | undefined): unknown {
+  if (raw.byteLength === 0) {
+    if (spec.required) throw new ApiError('COULD_NOT_VALIDATE', { field: spec.name, reason: `${spec.name} in body is required`, value: '<nil>' });
+    return undefined;
+  }
+  const media = mediaType(contentType);
+  if (spec.schema === null) return undefined; // raw text body, handled by the operation itself
+  if (media !== 'application/json') {
+    // Operations that take other media types (enrollment) read rawBody themselves.
+    if (!acceptsJson(op) || (op.consumes && media && op.consumes.includes(media))) return undefined;
+    throw new ApiError('COULD_NOT_VALIDATE', { code: 'UNHANDLED', message: `unsupported media type ${media ?? 'application/octet-stream'}, expected application/json` }, 415);
+  }
+  const input = parseJsonBody(raw);
+  let schema = spec.schema;
+  if (spec.discriminator && input && typeof input === 'object' && !Array.isArray(input)) {
+    const tag = (input as Record<string, unknown>)[spec.discriminator.field];
+    const sub = typeof tag === 'string' ? spec.discriminator.subtypes.get(tag) : undefined;
+    if (sub) schema = sub;
+  }
+  if (spec.array) {
+    if (!Array.isArray(input)) throw new ApiError('COULD_NOT_VALIDATE', { field: spec.name, reason: `${spec.name} in body must be of type array`, value: typeof input });
+    return input.map((item) => check(schema, item));
+  }
+  return check(schema, input);
+}
+
+function check(schema: z.ZodType, input: unknown): unknown {
+  const result = schema.safeParse(input);
+  if (!result.success) throw zodIssueToError(result.error.issues[0], input);
+  return result.data;
+}
+
+function safeExecutionCtx(c: Context): unknown {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
+}
+
+export { MAX_BODY_BYTES };

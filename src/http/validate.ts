@@ -1,0 +1,160 @@
+import type { z } from 'zod';
+import { ApiError, causeValue } from './errors.js';
+import type { OperationSpec, ParamSpec } from './operation.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export type QueryValues = Record<string, string | undefined>;
+export type QueryLists = Record<string, string[]>;
+
+function validationError(field: string, reason: string, value: unknown, status = 400): ApiError {
+  return new ApiError('COULD_NOT_VALIDATE', { field, reason, value: causeValue(value) }, status);
+}
+
+/** Checks the query, path and header parameters of an operation (types, enums, required). */
+export function validateParams(
+  op: OperationSpec,
+  url: URL,
+  pathParams: Record<string, string>,
+  header: (name: string) => string | undefined,
+): { query: QueryValues; queries: QueryLists } {
+  const query: QueryValues = {};
+  const queries: QueryLists = {};
+  for (const [k, v] of url.searchParams) {
+    if (!(k in query)) query[k] = v;
+    (queries[k] ??= []).push(v);
+  }
+  for (const p of op.params) {
+    if (p.in === 'body') continue;
+    const values =
+      p.in === 'query' ? (queries[p.name] ?? []) : p.in === 'path' ? [pathParams[p.name]].filter((v) => v !== undefined) : [header(p.name)].filter((v): v is string => v !== undefined);
+    if (values.length === 0) {
+      if (p.required) throw validationError(p.name, `${p.name} in ${p.in} is required`, undefined);
+      continue;
+    }
+    for (const value of p.array ? values : values.slice(0, 1)) checkParamValue(p, value);
+  }
+  return { query, queries };
+}
+
+function checkParamValue(p: ParamSpec, value: string) {
+  if (p.type === 'integer' && !/^-?\d{1,15}$/.test(value)) {
+    throw validationError(p.name, `${p.name} in ${p.in} must be of type integer: "string"`, value);
+  }
+  if (p.type === 'number' && (value.trim() === '' || Number.isNaN(Number(value)))) {
+    throw validationError(p.name, `${p.name} in ${p.in} must be of type number: "string"`, value);
+  }
+  if (p.type === 'boolean' && value !== 'true' && value !== 'false') {
+    throw validationError(p.name, `${p.name} in ${p.in} must be of type boolean: "string"`, value);
+  }
+  if (p.enum && !p.enum.includes(value)) {
+    throw validationError(p.name, `${p.name} in ${p.in} should be one of [${p.enum.join(' ')}]`, value);
+  }
+}
+
+/** Reads a request body, refusing more than MAX_BODY_BYTES before buffering it all. */
+export async function readBodyCapped(request: Request): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw new ApiError('REQUEST_TOO_LARGE');
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new ApiError('REQUEST_TOO_LARGE');
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/** The media type of a Content-Type header, lower-cased, without parameters. */
+export function mediaType(contentType: string | null | undefined): string | undefined {
+  const t = contentType?.split(';')[0].trim().toLowerCase();
+  return t ? t : undefined;
+}
+
+/** Parses a JSON body; unparsable text is 400 COULD_NOT_PARSE_BODY. */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'UNHANDLED', message: (e as Error).message });
+  }
+}
+
+type Issue = z.core.$ZodIssue;
+
+function pathOf(issue: Issue, root: string): string {
+  const parts = issue.path.map(String);
+  return parts.length === 0 ? root : parts.join('.');
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let v: unknown = input;
+  for (const k of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
+const SECRET_FIELDS = /password|secret|token|code|csr/i;
+
+/** Turns the first zod issue into the controller's field cause (`<field> in body is required`, ...). */
+export function zodIssueToError(issue: Issue, input: unknown, root = 'body'): ApiError {
+  const field = pathOf(issue, root);
+  const value = valueAt(input, issue.path);
+  let reason: string;
+  switch (issue.code) {
+    case 'invalid_type':
+      reason = value === undefined ? `${field} in body is required` : `${field} in body must be of type ${issue.expected}: "${describe(value)}"`;
+      break;
+    case 'too_small':
+      reason =
+        issue.origin === 'string'
+          ? `${field} in body should be at least ${issue.minimum} chars long`
+          : issue.origin === 'array'
+            ? `${field} in body should have at least ${issue.minimum} items`
+            : `${field} in body should be greater than or equal to ${issue.minimum}`;
+      break;
+    case 'too_big':
+      reason =
+        issue.origin === 'string'
+          ? `${field} in body should be at most ${issue.maximum} chars long`
+          : issue.origin === 'array'
+            ? `${field} in body should have at most ${issue.maximum} items`
+            : `${field} in body should be less than or equal to ${issue.maximum}`;
+      break;
+    case 'invalid_value':
+      reason = `${field} in body should be one of [${issue.values.map(String).join(' ')}]`;
+      break;
+    case 'invalid_format':
+      reason = `${field} in body must be of type ${issue.format}`;
+      break;
+    default:
+      reason = `${field} in body is invalid: ${issue.message}`;
+  }
+  // Never echo a secret back, not even an invalid one.
+  const shown = SECRET_FIELDS.test(field) ? undefined : value;
+  return new ApiError('COULD_NOT_VALIDATE', { field, reason, value: causeValue(shown) });
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}

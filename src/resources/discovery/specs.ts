@@ -1,0 +1,67 @@
+import { operations as clientOperations } from '../../generated/client-operations.js';
+import { operations as managementOperations } from '../../generated/management-operations.js';
+import { CLIENT_BASE, MANAGEMENT_BASE } from '../../http/paths.js';
+import type { OperationSpec } from '../../http/operation.js';
+import { links } from '../../http/envelope.js';
+import { iso } from '../../lib/time.js';
+
+/** When this process loaded its API descriptions; the specs' createdAt/updatedAt. */
+const LOADED_AT = iso(Date.now());
+
+export const SPEC_IDS = ['edge-client', 'edge-management'] as const;
+export type SpecId = (typeof SPEC_IDS)[number];
+
+export function specDetail(id: SpecId) {
+  return {
+    id,
+    name: id,
+    _links: links(`./specs/${id}`, { spec: 'spec' }),
+    createdAt: LOADED_AT,
+    updatedAt: LOADED_AT,
+    tags: {},
+  };
+}
+
+const cache = new Map<SpecId, string>();
+
+/**
+ * The project's own description of an API (Swagger 2.0 JSON), built from the generated operation
+ * tables: the operations this controller routes, with their parameters and response schema names.
+ */
+export function specBody(id: SpecId): string {
+  let text = cache.get(id);
+  if (!text) {
+    const client = id === 'edge-client';
+    text = JSON.stringify(describe(client ? 'Ziti Edge Client' : 'Ziti Edge Management', client ? CLIENT_BASE : MANAGEMENT_BASE, client ? clientOperations : managementOperations));
+    cache.set(id, text);
+  }
+  return text;
+}
+
+function describe(title: string, basePath: string, operations: readonly OperationSpec[]) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, schema] of Object.entries(op.responses)) {
+      responses[status] = { description: '', ...(schema && /^[a-z]/.test(schema) && !['string', 'object', 'array'].includes(schema) ? { schema: { $ref: `#/definitions/${schema}` } } : {}) };
+    }
+    (paths[op.path] ??= {})[op.method.toLowerCase()] = {
+      operationId: op.operationId,
+      security: op.anonymous ? [] : [{ ztSession: [] }],
+      parameters: op.params.map((p) =>
+        p.in === 'body' ? { name: p.name, in: 'body', required: !!p.required, schema: p.schema?.startsWith('$') ? { type: 'string' } : { $ref: `#/definitions/${p.schema}` } } : { name: p.name, in: p.in, type: p.type, required: !!p.required, ...(p.enum ? { enum: p.enum } : {}) },
+      ),
+      responses,
+    };
+  }
+  return {
+    swagger: '2.0',
+    info: { title, version: '0.26.45' },
+    basePath,
+    consumes: ['application/json'],
+    produces: ['application/json'],
+    schemes: ['https'],
+    securityDefinitions: { ztSession: { type: 'apiKey', name: 'zt-session', in: 'header' } },
+    paths,
+  };
+}

@@ -1,0 +1,28 @@
+import type { Config } from '../../config.js';
+import { CLIENT_BASE, MANAGEMENT_BASE } from '../../http/paths.js';
+
+/** The document served at `/`, `/version` and the bare base paths of both APIs. */
+export function versionDocument(config: Config) {
+  const origin = `https://${config.apiAddress}`;
+  const api = (path: string, urls: string[]) => ({ v1: { path, apiBaseUrls: urls } });
+  const client = api(CLIENT_BASE, [origin + CLIENT_BASE]);
+  return {
+    version: config.version,
+    revision: config.revision,
+    buildDate: config.buildDate,
+    runtimeVersion: config.runtimeVersion,
+    // Neither OIDC nor HA clustering is offered, so no capability is announced.
+    capabilities: [] as string[],
+    apiVersions: {
+      edge: client,
+      'edge-client': client,
+      'edge-management': api(MANAGEMENT_BASE, [origin + MANAGEMENT_BASE]),
+      // Not served by this controller: listed, as the controller lists unserved APIs, with no URLs.
+      'edge-oidc': api('/oidc', []),
+      'health-checks': api('/health-checks/v1', []),
+    },
+  };
+}
+
+/** Every capability the API can announce (not the ones enabled). */
+export const ENUMERATED_CAPABILITIES = ['OIDC_AUTH', 'HA_CONTROLLER'];

@@ -1,0 +1,78 @@
+/**
+ * Cloudflare Workers entry: D1 binding `DB` (or a remote libSQL URL), configuration from bindings and
+ * secrets. TLS is terminated by the platform; with mTLS enabled a verified client certificate reaches
+ * the app as `request.cf.tlsClientAuth` (its SHA-1 fingerprint only).
+ */
+import 'reflect-metadata';
+import { createClient } from '@libsql/client/web';
+import { createApp } from './app.js';
+import { bootstrapStore } from './bootstrap.js';
+import { parseConfig } from './config.js';
+import type { Db } from './db/client.js';
+import { openD1, openLibsql } from './db/open.js';
+import { consoleLogger, type ClientCertificate, type Deps, type Runtime } from './deps.js';
+
+export interface Env {
+  DB?: D1Database;
+  LIBSQL_URL?: string;
+  LIBSQL_AUTH_TOKEN?: string;
+  CONTROLLER_SECRET?: string;
+  ADMIN_USERNAME?: string;
+  ADMIN_PASSWORD?: string;
+  [key: string]: unknown;
+}
+
+function stringEnv(env: Env): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(env)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+function openStore(env: Env): Db {
+  if (env.LIBSQL_URL) return openLibsql(createClient({ url: env.LIBSQL_URL, authToken: env.LIBSQL_AUTH_TOKEN }));
+  if (env.DB) return openD1(env.DB);
+  throw new Error('no store: bind a D1 database as DB or set LIBSQL_URL');
+}
+
+/** Dependencies are built once per isolate; a failed start is retried on the next request. */
+let depsPromise: Promise<Deps> | undefined;
+
+async function init(env: Env): Promise<Deps> {
+  const config = parseConfig(stringEnv(env), 'workerd');
+  const db = openStore(env);
+  // Migrations are applied by `wrangler d1 migrations apply`; here only built-ins, PKI and admin.
+  const admin = env.ADMIN_PASSWORD ? { username: env.ADMIN_USERNAME ?? 'admin', password: env.ADMIN_PASSWORD } : undefined;
+  const { pki } = await bootstrapStore(db, config, admin);
+  return { db, config, pki, log: consoleLogger, now: () => Date.now() };
+}
+
+interface TlsClientAuth {
+  certPresented?: string;
+  certVerified?: string;
+  certFingerprintSHA1?: string;
+}
+
+export const runtime: Runtime = {
+  deps(env) {
+    depsPromise ??= init(env as Env).catch((e) => {
+      depsPromise = undefined;
+      throw e;
+    });
+    return depsPromise;
+  },
+  clientCertificate(request): ClientCertificate | undefined {
+    const tls = (request as Request & { cf?: { tlsClientAuth?: TlsClientAuth } }).cf?.tlsClientAuth;
+    if (tls?.certPresented !== '1' || !tls.certFingerprintSHA1) return undefined;
+    return { chainDer: [], fingerprintSha1: tls.certFingerprintSHA1.toLowerCase() };
+  },
+  waitUntil(promise, executionCtx) {
+    const ctx = executionCtx as ExecutionContext | undefined;
+    if (ctx?.waitUntil) ctx.waitUntil(promise);
+  },
+};
+
+const app = createApp(runtime);
+
+export default {
+  fetch: app.fetch,
+} satisfies ExportedHandler<Env>;

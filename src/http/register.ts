@@ -97,7 +97,6 @@ async function run(
     if (access !== 'partial' && !session.fullyAuthenticated) throw new ApiError('UNAUTHORIZED');
     if (access === 'admin' && !session.isAdmin) throw new ApiError('UNAUTHORIZED');
   }
-  if (!handler) throw new ApiError('NOT_IMPLEMENTED', { code: 'NOT_IMPLEMENTED', message: `operation ${op.operationId} is not implemented` });
 
   const url = new URL(c.req.url);
   const { query, queries } = validateParams(op, url, c.req.param() as Record<string, string>, (n) => c.req.header(n));
@@ -109,6 +108,9 @@ async function run(
     rawBody = await readBodyCapped(c.req.raw);
     if (bodySpec) body = parseBody(op, bodySpec, rawBody, c.req.header('content-type'));
   }
+
+  // Input is validated even for operations not implemented yet, so bad input is always a 4xx.
+  if (!handler) throw new ApiError('NOT_IMPLEMENTED', { code: 'NOT_IMPLEMENTED', message: `operation ${op.operationId} is not implemented` });
 
   const ctx: OpContext = {
     c,

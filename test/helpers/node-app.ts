@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, type Client } from '@libsql/client';
+import { createApp } from '../../src/app.js';
+import { bootstrapStore } from '../../src/bootstrap.js';
+import { parseConfig } from '../../src/config.js';
+import type { Deps, Logger, Runtime } from '../../src/deps.js';
+import { openNodeStore } from '../../src/node.js';
+import { ADMIN_PASSWORD, ADMIN_USERNAME, TestClient } from './client.js';
+
+export interface NodeTestApp {
+  client: TestClient;
+  deps: Deps;
+  /** Moves the app's clock forward. */
+  advance(ms: number): void;
+  /** Log lines written during the test (to prove no secret is logged). */
+  logs: string[];
+  libsql: Client;
+  close(): void;
+}
+
+const TEST_SECRET = 'test-controller-secret-0123456789';
+
+/**
+ * The real app against a real libSQL database in a temporary file, with migrations applied and the
+ * store bootstrapped (PKI, default admin). `env` overrides configuration variables.
+ */
+export async function createNodeTestApp(env: Record<string, string> = {}, options: { dbFile?: string } = {}): Promise<NodeTestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'ziti-test-'));
+  const file = options.dbFile ?? join(dir, 'test.db');
+  const libsql = createClient({ url: `file:${file}` });
+  const db = await openNodeStore(libsql);
+  const config = parseConfig({ CONTROLLER_SECRET: TEST_SECRET, ZITI_API_ADDRESS: 'localhost:1280', ...env }, 'node-test');
+  const logs: string[] = [];
+  const log: Logger = {
+    info: (m, f) => void logs.push(JSON.stringify({ m, ...f })),
+    warn: (m, f) => void logs.push(JSON.stringify({ m, ...f })),
+    error: (m, f) => void logs.push(JSON.stringify({ m, ...f })),
+  };
+  const { pki } = await bootstrapStore(db, config, { username: ADMIN_USERNAME, password: ADMIN_PASSWORD });
+  let offset = 0;
+  const deps: Deps = { db, config, pki, log, now: () => Date.now() + offset };
+  const pending: Promise<unknown>[] = [];
+  const runtime: Runtime = {
+    deps: async () => deps,
+    clientCertificate: () => undefined,
+    waitUntil: (p) => void pending.push(p),
+  };
+  const app = createApp(runtime);
+  const client = new TestClient(async (req) => {
+    const res = await app.fetch(req, {});
+    await Promise.all(pending.splice(0));
+    return res;
+  });
+  return {
+    client,
+    deps,
+    advance: (ms) => void (offset += ms),
+    logs,
+    libsql,
+    close: () => {
+      libsql.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -22,7 +22,7 @@ const INSTANCE_ID = 'c' + shortId().toLowerCase() + shortId().toLowerCase();
  * as the controller does it, and the controller's path aliasing. The runtime supplies dependencies.
  */
 export function createApp(runtime: Runtime): Hono {
-  const app = new Hono({ strict: false, getPath: (req) => canonicalPath(pathOf(req.url)) });
+  const app = new Hono({ getPath: (req: Request) => canonicalPath(pathOf(req.url)) });
 
   app.use(async (c, next) => {
     const requestId = shortId();

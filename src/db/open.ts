@@ -1,6 +1,6 @@
 import type { Client } from '@libsql/client';
 import { drizzle as drizzleD1 } from 'drizzle-orm/d1';
-import { construct as drizzleLibsql } from 'drizzle-orm/libsql/driver-core';
+import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql';
 import type { Logger as QueryLogger } from 'drizzle-orm/logger';
 import type { Db } from './client.js';
 import * as schema from './schema/index.js';

@@ -10,11 +10,12 @@ export const MANAGEMENT_BASE = '/edge/management/v1';
  */
 export function canonicalPath(rawPath: string): string {
   let p = rawPath.includes('//') ? rawPath.replace(/\/{2,}/g, '/') : rawPath;
+  if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
   if (p.startsWith(CLIENT_BASE) || p.startsWith(MANAGEMENT_BASE)) return p;
   if (p === '/edge/v1' || p.startsWith('/edge/v1/')) return CLIENT_BASE + p.slice('/edge/v1'.length);
   if (p.startsWith('/.well-known/')) return CLIENT_BASE + p;
   if (p.startsWith('/edge') || p.startsWith('/fabric')) return p;
-  return p === '/' ? CLIENT_BASE + '/' : CLIENT_BASE + p;
+  return p === '/' ? CLIENT_BASE : CLIENT_BASE + p;
 }
 
 /** The path of a request URL without parsing the whole URL. */

@@ -18,10 +18,10 @@ export interface ApiDefinition {
 
 /** `/identities/{id}` -> `/identities/:id` */
 export function honoPath(basePath: string, specPath: string): string {
-  return basePath + (specPath === '/' ? '/' : specPath.replace(/\{([^}]+)\}/g, ':$1'));
+  return basePath + (specPath === '/' ? '' : specPath.replace(/\{([^}]+)\}/g, ':$1'));
 }
 
-const EMPTY = new Uint8Array(0);
+const EMPTY: Uint8Array = new Uint8Array(0);
 
 /**
  * Mounts every operation of an API on the app: access rule, parameter and body validation, then the
@@ -102,7 +102,7 @@ async function run(
   const { query, queries } = validateParams(op, url, c.req.param() as Record<string, string>, (n) => c.req.header(n));
 
   let body: unknown;
-  let rawBody = EMPTY;
+  let rawBody: Uint8Array = EMPTY;
   const method = op.method;
   if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') {
     rawBody = await readBodyCapped(c.req.raw);

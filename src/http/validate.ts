@@ -88,7 +88,7 @@ export function mediaType(contentType: string | null | undefined): string | unde
 
 /** Parses a JSON body; unparsable text is 400 COULD_NOT_PARSE_BODY. */
 export function parseJsonBody(bytes: Uint8Array): unknown {
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  const text = new TextDecoder().decode(bytes);
   try {
     return JSON.parse(text);
   } catch (e) {

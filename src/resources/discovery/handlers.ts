@@ -35,9 +35,10 @@ const networkJwtCache = new WeakMap<Deps, Promise<string>>();
 async function listNetworkJwts({ deps }: OpContext): Promise<Response> {
   let token = networkJwtCache.get(deps);
   if (!token) {
-    token = networkJwt(deps.pki, deps.config.apiAddress);
-    networkJwtCache.set(deps, token);
-    token.catch(() => networkJwtCache.delete(deps));
+    const signing = networkJwt(deps.pki, deps.config.apiAddress);
+    networkJwtCache.set(deps, signing);
+    signing.catch(() => networkJwtCache.delete(deps));
+    token = signing;
   }
   return ok([{ name: 'default', token: await token }]);
 }

@@ -36,7 +36,8 @@ export class TestClient {
     }
     if (options.token) headers.set('zt-session', options.token);
     const response = await this.fetcher(new Request(ORIGIN + path, { method: options.method ?? (body ? 'POST' : 'GET'), headers, body }));
-    const text = await response.text();
+    // Decode bytes ourselves: some bodies (PKCS#7 in base64) are text without a text content type.
+    const text = new TextDecoder().decode(await response.arrayBuffer());
     let parsed: any = text;
     if ((response.headers.get('content-type') ?? '').includes('json')) {
       try {

@@ -1,0 +1,113 @@
+/**
+ * The benchmark's HTTP client: Node's own http/https with a keep-alive agent, loopback only.
+ * Used by the load generator (bench/load.ts) and by the orchestrator for probes, sessions and seeding.
+ */
+import http from 'node:http';
+import https from 'node:https';
+
+/** Where requests go: an origin on 127.0.0.1 and, for HTTPS, the CA that signed the server certificate. */
+export interface Target {
+  origin: string;
+  /** PEM of the CA to trust (the controller's own root CA); never disables verification. */
+  ca?: string;
+  /** TLS server name to verify (the server certificate names localhost and 127.0.0.1). */
+  servername?: string;
+}
+
+/** A request as plain data, so it can cross to the load-generator process. */
+export interface RequestSpec {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  headers?: Record<string, string>;
+  /** JSON text. */
+  body?: string;
+}
+
+export interface Reply {
+  status: number;
+  body: string;
+  /** Milliseconds from sending the request to the last byte of the response. */
+  ms: number;
+}
+
+export type Agent = http.Agent | https.Agent;
+
+export function assertLoopback(origin: string): URL {
+  const url = new URL(origin);
+  if (url.hostname !== '127.0.0.1') throw new Error(`the benchmark only sends traffic to 127.0.0.1, not ${url.hostname}`);
+  return url;
+}
+
+export function createAgent(target: Target, maxSockets: number): Agent {
+  const url = assertLoopback(target.origin);
+  const options = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, keepAliveMsecs: 10_000 };
+  if (url.protocol === 'https:') return new https.Agent({ ...options, ca: target.ca, servername: target.servername ?? 'localhost' });
+  return new http.Agent(options);
+}
+
+/** Sends one request and reads the whole response. Rejects on network errors and after `timeoutMs`. */
+export function send(agent: Agent, target: Target, spec: RequestSpec, timeoutMs = 30_000): Promise<Reply> {
+  const url = new URL(spec.path, target.origin);
+  const secure = url.protocol === 'https:';
+  const headers: Record<string, string> = { accept: 'application/json', ...spec.headers };
+  let payload: Buffer | undefined;
+  if (spec.body !== undefined) {
+    payload = Buffer.from(spec.body);
+    headers['content-type'] ??= 'application/json';
+    headers['content-length'] = String(payload.length);
+  }
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const options = { method: spec.method, host: '127.0.0.1', port: url.port, path: url.pathname + url.search, headers, agent };
+    const req = (secure ? https : http).request(options as https.RequestOptions, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+      res.on('error', reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`timeout after ${timeoutMs} ms: ${spec.method} ${url.pathname}`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** A one-off client for the orchestrator (probes, logins, API seeding). */
+export class Client {
+  readonly agent: Agent;
+  constructor(readonly target: Target, maxSockets = 16) {
+    this.agent = createAgent(target, maxSockets);
+  }
+  send(spec: RequestSpec, timeoutMs?: number): Promise<Reply> {
+    return send(this.agent, this.target, spec, timeoutMs);
+  }
+  async json(spec: RequestSpec): Promise<{ status: number; body: any }> {
+    const reply = await this.send(spec);
+    let body: unknown = reply.body;
+    try {
+      body = JSON.parse(reply.body);
+    } catch {
+      /* not JSON */
+    }
+    return { status: reply.status, body };
+  }
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** Sends the same request until it answers 2xx (start-up probes), or fails after `timeoutMs`. */
+export async function waitForOk(client: Client, spec: RequestSpec, timeoutMs: number): Promise<number> {
+  const started = performance.now();
+  let last = 'no answer';
+  while (performance.now() - started < timeoutMs) {
+    try {
+      const reply = await client.send(spec, 5_000);
+      if (reply.status >= 200 && reply.status < 300) return performance.now() - started;
+      last = `status ${reply.status}`;
+    } catch (e) {
+      last = e instanceof Error ? e.message : String(e);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${spec.method} ${spec.path} did not answer 2xx within ${timeoutMs} ms (${last})`);
+}

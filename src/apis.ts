@@ -3,7 +3,17 @@ import * as clientSchemas from './generated/client-schemas.js';
 import * as managementOps from './generated/management-operations.js';
 import * as managementSchemas from './generated/management-schemas.js';
 import type { ApiDefinition } from './http/register.js';
+import { authenticateHandlers } from './resources/authenticate/handlers.js';
+import { currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
+import { currentIdentityHandlers } from './resources/current-identity/handlers.js';
 import { discoveryHandlers } from './resources/discovery/handlers.js';
+
+/** Operations both APIs share, implemented once. */
+const shared = {
+  ...authenticateHandlers,
+  ...currentApiSessionHandlers,
+  ...currentIdentityHandlers,
+};
 
 /**
  * Both APIs: the generated operation tables with the handlers implemented so far. An operation that
@@ -16,6 +26,7 @@ export const clientApi: ApiDefinition = {
   schemas: clientSchemas,
   handlers: {
     ...discoveryHandlers.client,
+    ...shared,
   },
 };
 
@@ -26,5 +37,6 @@ export const managementApi: ApiDefinition = {
   schemas: managementSchemas,
   handlers: {
     ...discoveryHandlers.management,
+    ...shared,
   },
 };

@@ -1,0 +1,15 @@
+import { empty, ok } from '../../http/envelope.js';
+import type { HandlerMap } from '../../http/handler.js';
+import { renderCurrentApiSession } from '../api-sessions/mapper.js';
+import { deleteApiSession } from '../api-sessions/repo.js';
+
+export const currentApiSessionHandlers: HandlerMap = {
+  getCurrentAPISession({ caller, deps }) {
+    return ok(renderCurrentApiSession(caller.apiSession, caller.identity.name, caller.authPolicy, deps.config.sessionTimeoutSeconds));
+  },
+  /** Logout; allowed while partially authenticated. */
+  async deleteCurrentApiSession({ caller, deps }) {
+    await deleteApiSession(deps.db, caller.apiSession.id);
+    return empty();
+  },
+};

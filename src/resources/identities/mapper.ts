@@ -1,0 +1,67 @@
+import { entityRef, links } from '../../http/envelope.js';
+import { isDisabled, type IdentityRow } from '../../http/session.js';
+import { readJson } from '../../lib/json.js';
+import { iso } from '../../lib/time.js';
+
+export interface IdentityExtras {
+  authenticators: { updb?: { id: string; username: string }; cert?: { id: string; fingerprint: string } };
+  hasApiSession: boolean;
+  isMfaEnabled: boolean;
+  authPolicyName: string;
+  enrollment: Record<string, unknown>;
+}
+
+const ENV_EMPTY = { arch: '', os: '', osRelease: '', osVersion: '', domain: '', hostname: '' };
+const SDK_EMPTY = { appId: '', appVersion: '', branch: '', revision: '', type: '', version: '' };
+
+export function identityLinks(id: string, authPolicyId: string) {
+  return links(`./identities/${id}`, {
+    'edge-router-policies': 'edge-router-policies',
+    'edge-routers': 'edge-routers',
+    'service-policies': 'service-policies',
+    services: 'services',
+    'posture-data': 'posture-data',
+    'failed-service-requests': 'failed-service-requests',
+    authenticators: 'authenticators',
+    enrollments: 'enrollments',
+    'service-configs': 'service-configs',
+    'auth-policies': `./auth-policies/${authPolicyId}`,
+  });
+}
+
+/** The identityDetail shape (reference model-and-policies §8.3). */
+export function renderIdentity(row: IdentityRow, extras: IdentityExtras, now: number) {
+  const roleAttributes = readJson<string[]>(row.roleAttributes, []);
+  return {
+    id: row.id,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    tags: readJson(row.tags, {}),
+    _links: identityLinks(row.id, row.authPolicyId),
+    name: row.name,
+    typeId: row.typeId,
+    type: entityRef('identity-types', row.typeId, row.typeId),
+    isAdmin: row.isAdmin,
+    isDefaultAdmin: row.isDefaultAdmin,
+    authenticators: extras.authenticators,
+    enrollment: extras.enrollment,
+    envInfo: { ...ENV_EMPTY, ...readJson(row.envInfo, {}) },
+    sdkInfo: { ...SDK_EMPTY, ...readJson(row.sdkInfo, {}) },
+    roleAttributes: roleAttributes.length > 0 ? roleAttributes : null,
+    hasEdgeRouterConnection: false,
+    edgeRouterConnectionStatus: 'offline',
+    hasApiSession: extras.hasApiSession,
+    isMfaEnabled: extras.isMfaEnabled,
+    serviceHostingPrecedences: readJson(row.serviceHostingPrecedences, {}),
+    serviceHostingCosts: readJson(row.serviceHostingCosts, {}),
+    defaultHostingCost: row.defaultHostingCost,
+    defaultHostingPrecedence: row.defaultHostingPrecedence,
+    appData: readJson(row.appData, {}),
+    authPolicyId: row.authPolicyId,
+    authPolicy: entityRef('auth-policies', row.authPolicyId, extras.authPolicyName),
+    externalId: row.externalId,
+    disabled: isDisabled(row, now),
+    disabledAt: iso(row.disabledAt),
+    disabledUntil: iso(row.disabledUntil),
+  };
+}

@@ -64,7 +64,7 @@ export function authLoginSuite(client: () => TestClient) {
       expect(session.headers.get('expiration-seconds')).toBe('1800');
       const me = await client().get(`${MGMT}/current-identity`, token);
       expect(me.status).toBe(200);
-      expect(me.body.meta).toBeNull();
+      expect(me.body.meta).toEqual({});
       expect(me.body.data.isDefaultAdmin).toBe(true);
       expect(me.body.data.isAdmin).toBe(true);
       expect(me.body.data.authenticators.updb.username).toBe(ADMIN_USERNAME);

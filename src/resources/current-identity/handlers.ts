@@ -7,6 +7,6 @@ export const currentIdentityHandlers: HandlerMap = {
   async getCurrentIdentity({ caller, deps }) {
     const extras = await loadIdentityExtras(deps.db, caller.identity);
     // The caller holds a session right now.
-    return ok(renderIdentity(caller.identity, { ...extras, hasApiSession: true }, deps.now()), null);
+    return ok(renderIdentity(caller.identity, { ...extras, hasApiSession: true }, deps.now()));
   },
 };

@@ -47,7 +47,8 @@ export function renderIdentity(row: IdentityRow, extras: IdentityExtras, now: nu
     enrollment: extras.enrollment,
     envInfo: { ...ENV_EMPTY, ...readJson(row.envInfo, {}) },
     sdkInfo: { ...SDK_EMPTY, ...readJson(row.sdkInfo, {}) },
-    roleAttributes: roleAttributes.length > 0 ? roleAttributes : null,
+    // The spec requires an array; the controller's `null` for an empty set is not spec-valid.
+    roleAttributes,
     hasEdgeRouterConnection: false,
     edgeRouterConnectionStatus: 'offline',
     hasApiSession: extras.hasApiSession,

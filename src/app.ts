@@ -14,8 +14,14 @@ const CORS_HEADERS = {
   'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE',
 };
 
-/** A per-process instance id, as the controller sends in `ziti-instance-id`. */
-const INSTANCE_ID = 'c' + shortId().toLowerCase() + shortId().toLowerCase();
+/**
+ * A per-process (per-isolate) instance id, as the controller sends in `ziti-instance-id`. Made on the
+ * first request: Workers forbid random values in global scope.
+ */
+let instanceId: string | undefined;
+function getInstanceId(): string {
+  return (instanceId ??= 'c' + shortId().toLowerCase() + shortId().toLowerCase());
+}
 
 /**
  * Builds the application: both APIs from the generated operation tables, one error envelope, CORS
@@ -34,7 +40,7 @@ export function createApp(runtime: Runtime): Hono {
     await next();
     const h = c.res.headers;
     h.set('x-request-id', requestId);
-    h.set('ziti-instance-id', INSTANCE_ID);
+    h.set('ziti-instance-id', getInstanceId());
     h.set('server', `ziti-controller/${CONTROLLER_VERSION}`);
     if (origin) {
       h.set('access-control-allow-origin', origin);

@@ -8,7 +8,8 @@ import { networkJwt } from '../../pki/network-jwt.js';
 import { SPEC_IDS, specBody, specDetail, type SpecId } from './specs.js';
 import { ENUMERATED_CAPABILITIES, versionDocument } from './version.js';
 
-const STARTED_AT = Date.now();
+/** When this controller (process or isolate) started serving; set on first use, as Workers have no clock in global scope. */
+let startedAt: number | undefined;
 
 function version({ deps }: OpContext): Response {
   return ok(versionDocument(deps.config));
@@ -45,14 +46,15 @@ async function listNetworkJwts({ deps }: OpContext): Promise<Response> {
 
 /** This controller, the only member of its (single-node) cluster, with its API addresses. */
 function controllerRecord(deps: Deps) {
+  const since = (startedAt ??= deps.now());
   const id = deps.pki.serverFingerprint.slice(0, 16);
   const origin = `https://${deps.config.apiAddress}`;
   return {
     id,
     name: deps.config.apiAddress,
     _links: links(`./controllers/${id}`),
-    createdAt: iso(STARTED_AT),
-    updatedAt: iso(STARTED_AT),
+    createdAt: iso(since),
+    updatedAt: iso(since),
     tags: {},
     apiAddresses: {
       'edge-client': [{ url: origin + CLIENT_BASE, version: 'v1' }],
@@ -62,7 +64,7 @@ function controllerRecord(deps: Deps) {
     ctrlAddress: deps.config.ctrlAddress,
     fingerprint: deps.pki.serverFingerprint,
     isOnline: true,
-    lastJoinedAt: iso(STARTED_AT),
+    lastJoinedAt: iso(since),
   };
 }
 

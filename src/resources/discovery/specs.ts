@@ -5,19 +5,20 @@ import type { OperationSpec } from '../../http/operation.js';
 import { links } from '../../http/envelope.js';
 import { iso } from '../../lib/time.js';
 
-/** When this process loaded its API descriptions; the specs' createdAt/updatedAt. */
-const LOADED_AT = iso(Date.now());
+/** When this process first served its API descriptions; the specs' createdAt/updatedAt. Set lazily: Workers have no clock in global scope. */
+let loadedAt: string | undefined;
 
 export const SPEC_IDS = ['edge-client', 'edge-management'] as const;
 export type SpecId = (typeof SPEC_IDS)[number];
 
 export function specDetail(id: SpecId) {
+  loadedAt ??= iso(Date.now());
   return {
     id,
     name: id,
     _links: links(`./specs/${id}`, { spec: 'spec' }),
-    createdAt: LOADED_AT,
-    updatedAt: LOADED_AT,
+    createdAt: loadedAt,
+    updatedAt: loadedAt,
     tags: {},
   };
 }

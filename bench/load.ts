@@ -2,20 +2,32 @@
  * The load generator. It runs in its own process (forked by the orchestrator) so that it does not
  * share an event loop with the Node server it measures: a fixed number of concurrent keep-alive
  * connections, each sending its next request as soon as the previous one answered (closed loop),
- * for a warm-up period and then a measured window. Bounded by time and by a request count.
+ * for a warm-up period and then measured slices. Bounded by time and by a request count.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createAgent, send, type RequestSpec, type Target } from './http.js';
+import { createAgent, send, type Agent, type RequestSpec, type Target } from './http.js';
 
-export interface LoadJob {
+/** One stream of requests to measure: e.g. a scenario, or the floor it is compared with. */
+export interface LoadPhase {
   target: Target;
   /** Sent in turn (e.g. one login body per bench user); at least one. */
   requests: RequestSpec[];
+}
+
+/**
+ * Phases are measured alternately, in `rounds` slices each, so that a drift of the machine (other
+ * tenants, GC, frequency) hits a scenario and its floor alike.
+ */
+export interface LoadJob {
+  phases: LoadPhase[];
   concurrency: number;
+  /** Unmeasured time per phase before the first slice (JIT, caches, connections). */
   warmupMs: number;
+  /** Measured time per phase, split over the rounds. */
   durationMs: number;
-  /** Upper bound on requests in the measured window, whatever the duration. */
+  rounds: number;
+  /** Upper bound on measured requests per phase, whatever the duration. */
   maxRequests: number;
 }
 
@@ -59,36 +71,43 @@ export function summarize(samples: number[]): Latency {
   };
 }
 
-/** Runs one job in this process. */
-export async function runLoad(job: LoadJob): Promise<LoadResult> {
-  if (job.requests.length === 0) throw new Error('a load job needs at least one request');
-  const agent = createAgent(job.target, job.concurrency);
-  const start = performance.now();
-  const measureFrom = start + job.warmupMs;
-  const end = measureFrom + job.durationMs;
-  const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
-  let errors = 0;
-  let firstError: string | undefined;
-  let next = 0;
+interface PhaseState {
+  phase: LoadPhase;
+  agent: Agent;
+  next: number;
+  latencies: number[];
+  statuses: Record<string, number>;
+  errors: number;
+  firstError?: string;
+  windowMs: number;
+}
 
-  const record = (status: string, ok: boolean, ms: number, detail: () => string) => {
+/** Unmeasured lead-in at the start of each measured slice: idle connections are re-established. */
+const LEAD_IN_MS = 150;
+
+/**
+ * Drives one phase for `ms` with the job's concurrency; responses completed after `measureFrom` and
+ * before the end are recorded. Waits for the requests in flight at the end (they are not recorded).
+ */
+async function drive(state: PhaseState, job: LoadJob, ms: number, measureFrom: number | null): Promise<void> {
+  const end = performance.now() + ms;
+  const record = (status: string, ok: boolean, latency: number, detail: () => string) => {
     const now = performance.now();
-    if (now < measureFrom || now > end) return;
-    statuses[status] = (statuses[status] ?? 0) + 1;
-    latencies.push(ms);
+    if (measureFrom === null || now < measureFrom || now > end) return;
+    state.statuses[status] = (state.statuses[status] ?? 0) + 1;
+    state.latencies.push(latency);
     if (!ok) {
-      errors++;
-      firstError ??= detail();
+      state.errors++;
+      state.firstError ??= detail();
     }
   };
-
   const worker = async () => {
-    while (performance.now() < end && latencies.length < job.maxRequests) {
-      const spec = job.requests[next++ % job.requests.length];
+    while (performance.now() < end && state.latencies.length < job.maxRequests) {
+      const spec = state.phase.requests[state.next++ % state.phase.requests.length];
       const sentAt = performance.now();
       try {
-        const reply = await send(agent, job.target, spec, 30_000);
+        // A response arriving long after the slice would not be counted: do not wait for it forever.
+        const reply = await send(state.agent, state.phase.target, spec, Math.max(1_000, end - sentAt + 5_000));
         const ok = reply.status >= 200 && reply.status < 300;
         record(String(reply.status), ok, reply.ms, () => `${reply.status} ${reply.body.slice(0, 200)}`);
       } catch (e) {
@@ -99,27 +118,50 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
     }
   };
   await Promise.all(Array.from({ length: job.concurrency }, worker));
-  const windowMs = Math.min(performance.now(), end) - measureFrom;
-  agent.destroy();
-  return {
-    requests: latencies.length,
-    errors,
-    statuses,
-    firstError,
-    throughput: windowMs > 0 ? (latencies.length * 1000) / windowMs : 0,
-    latencyMs: summarize(latencies),
-    windowMs,
-  };
+  if (measureFrom !== null) state.windowMs += Math.max(0, end - measureFrom);
+}
+
+/** Runs one job in this process: warm-up of every phase, then the rounds of measured slices. */
+export async function runLoad(job: LoadJob): Promise<LoadResult[]> {
+  if (job.phases.some((p) => p.requests.length === 0)) throw new Error('a load phase needs at least one request');
+  const states: PhaseState[] = job.phases.map((phase) => ({
+    phase,
+    agent: createAgent(phase.target, job.concurrency),
+    next: 0,
+    latencies: [],
+    statuses: {},
+    errors: 0,
+    windowMs: 0,
+  }));
+  try {
+    for (const state of states) if (job.warmupMs > 0) await drive(state, job, job.warmupMs, null);
+    const rounds = Math.max(1, job.rounds);
+    const slice = job.durationMs / rounds;
+    for (let r = 0; r < rounds; r++) {
+      for (const state of states) await drive(state, job, LEAD_IN_MS + slice, performance.now() + LEAD_IN_MS);
+    }
+  } finally {
+    for (const state of states) state.agent.destroy();
+  }
+  return states.map((s) => ({
+    requests: s.latencies.length,
+    errors: s.errors,
+    statuses: s.statuses,
+    firstError: s.firstError,
+    throughput: s.windowMs > 0 ? (s.latencies.length * 1000) / s.windowMs : 0,
+    latencyMs: summarize(s.latencies),
+    windowMs: s.windowMs,
+  }));
 }
 
 type ToChild = { type: 'run'; id: number; job: LoadJob };
-type FromChild = { type: 'result'; id: number; result?: LoadResult; error?: string };
+type FromChild = { type: 'result'; id: number; result?: LoadResult[]; error?: string };
 
 /** The orchestrator's handle on the load-generator process. */
 export class LoadGenerator {
   private child: ChildProcess;
   private nextId = 0;
-  private pending = new Map<number, { resolve(r: LoadResult): void; reject(e: Error): void }>();
+  private pending = new Map<number, { resolve(r: LoadResult[]): void; reject(e: Error): void }>();
 
   constructor() {
     this.child = fork(fileURLToPath(import.meta.url), ['--load-generator'], {
@@ -139,17 +181,22 @@ export class LoadGenerator {
     });
   }
 
-  run(job: LoadJob): Promise<LoadResult> {
+  run(job: LoadJob): Promise<LoadResult[]> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       // The job bounds itself; this is the backstop if the child hangs.
       const backstop = setTimeout(() => {
         if (this.pending.delete(id)) reject(new Error('load generator did not answer in time'));
-      }, job.warmupMs + job.durationMs + 60_000);
+      }, job.phases.length * (job.warmupMs + job.durationMs + job.rounds * (LEAD_IN_MS + 30_000)) + 60_000);
       backstop.unref();
       this.child.send({ type: 'run', id, job } satisfies ToChild);
     });
+  }
+
+  /** Synchronous stop, for process exit. */
+  kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
 
   async close(): Promise<void> {

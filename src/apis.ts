@@ -3,10 +3,15 @@ import * as clientSchemas from './generated/client-schemas.js';
 import * as managementOps from './generated/management-operations.js';
 import * as managementSchemas from './generated/management-schemas.js';
 import type { ApiDefinition } from './http/register.js';
+import { apiSessionHandlers } from './resources/api-sessions/handlers.js';
 import { authenticateHandlers } from './resources/authenticate/handlers.js';
+import { authenticatorHandlers } from './resources/authenticators/handlers.js';
+import { authPolicyHandlers } from './resources/auth-policies/handlers.js';
 import { currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
 import { currentIdentityHandlers } from './resources/current-identity/handlers.js';
 import { discoveryHandlers } from './resources/discovery/handlers.js';
+import { identityHandlers } from './resources/identities/handlers.js';
+import { identityTypeHandlers } from './resources/identity-types/handlers.js';
 
 /** Operations both APIs share, implemented once. */
 const shared = {
@@ -38,5 +43,10 @@ export const managementApi: ApiDefinition = {
   handlers: {
     ...discoveryHandlers.management,
     ...shared,
+    ...apiSessionHandlers,
+    ...identityHandlers,
+    ...identityTypeHandlers,
+    ...authenticatorHandlers,
+    ...authPolicyHandlers,
   },
 };

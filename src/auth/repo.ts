@@ -1,9 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client.js';
 import { apiSessions, authAttempts, authenticators, authPolicies, identities } from '../db/schema/index.js';
 
-/** The updb authenticator for a username, with its identity and auth policy, in one read. */
+/** The updb authenticator for a username (exact, case-sensitive), with its identity, policy and failure count, in one read. */
 export async function findPasswordLogin(db: Db, username: string) {
   const rows = await db
     .select({ authenticator: authenticators, identity: identities, authPolicy: authPolicies, failedCount: authAttempts.failedCount })
@@ -16,7 +16,7 @@ export async function findPasswordLogin(db: Db, username: string) {
   return rows[0];
 }
 
-/** Counts one more consecutive failure; returns the new count (atomic in the store, so instances agree). */
+/** Counts one more consecutive failure; returns the new count (one atomic upsert, so instances agree). */
 export async function recordFailure(db: Db, authenticatorId: string, now: number): Promise<number> {
   const rows = await db
     .insert(authAttempts)
@@ -30,10 +30,20 @@ export function resetFailures(db: Db, authenticatorId: string): BatchItem<'sqlit
   return db.delete(authAttempts).where(eq(authAttempts.authenticatorId, authenticatorId));
 }
 
-/** Disables an identity (a lockout or an admin action): its API sessions end with it. */
+/** Forgets the failed attempts of every authenticator of an identity (admin enable, identity delete: run it first). */
+export function resetIdentityFailures(db: Db, identityId: string): BatchItem<'sqlite'> {
+  return db.delete(authAttempts).where(inArray(authAttempts.authenticatorId, db.select({ id: authenticators.id }).from(authenticators).where(eq(authenticators.identityId, identityId))));
+}
+
+/** Disables an identity (a lockout or an admin action) until `until` (null = indefinitely): its API sessions end with it. */
 export function disableIdentityStatements(db: Db, identityId: string, now: number, until: number | null): BatchItem<'sqlite'>[] {
   return [
     db.update(identities).set({ disabledAt: now, disabledUntil: until, updatedAt: now }).where(eq(identities.id, identityId)),
     db.delete(apiSessions).where(eq(apiSessions.identityId, identityId)),
   ];
+}
+
+export async function findAuthPolicy(db: Db, id: string) {
+  const rows = await db.select().from(authPolicies).where(eq(authPolicies.id, id)).limit(1);
+  return rows[0];
 }

@@ -1,17 +1,13 @@
-import { ApiError } from '../../http/errors.js';
-import { passwordLogin } from './password.js';
+import { passwordMethod } from './password.js';
 import type { AuthMethod } from './types.js';
+import { unsupportedMethod } from './unsupported.js';
 
 /**
- * Primary authentication methods by the `method` query parameter. Certificate and external-JWT
- * authentication plug in here; until they do, they fail like any refused login.
+ * Primary authentication methods by the `method` query parameter of `POST /authenticate`. A method is
+ * one module implementing `AuthMethod`; `cert` and `ext-jwt` replace their placeholders here.
  */
-export const authMethods: Record<string, AuthMethod> = {
-  password: passwordLogin,
-  cert: async () => {
-    throw new ApiError('INVALID_AUTH');
-  },
-  'ext-jwt': async () => {
-    throw new ApiError('INVALID_AUTH');
-  },
-};
+export const authMethods: ReadonlyMap<string, AuthMethod> = new Map(
+  [passwordMethod, unsupportedMethod('cert'), unsupportedMethod('ext-jwt')].map((m) => [m.name, m]),
+);
+
+export type { AuthAttempt, AuthMethod, AuthenticateBody, PrimaryAuthResult } from './types.js';

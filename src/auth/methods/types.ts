@@ -1,16 +1,42 @@
-import type { Deps } from '../../deps.js';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { OpContext } from '../../http/handler.js';
 import type { AuthPolicyRow, IdentityRow } from '../../http/session.js';
+import type { FailureThrottle } from '../rate-limit.js';
 
-/** The outcome of a primary authentication method: who logged in, and with which authenticator. */
+/** The `authenticate` body (validated against the spec's schema before a method sees it). */
+export interface AuthenticateBody {
+  username?: string | null;
+  password?: string | null;
+  configTypes?: string[] | null;
+  envInfo?: Record<string, string | null | undefined> | null;
+  sdkInfo?: Record<string, string | null | undefined> | null;
+}
+
+/** One authentication attempt as a method sees it. */
+export interface AuthAttempt {
+  ctx: OpContext<AuthenticateBody | undefined>;
+  /** The caller's address (see client-address.ts): the session's `ipAddress` and a throttling key. */
+  address: string;
+  throttle: FailureThrottle;
+}
+
+/** The outcome of a primary authentication method: who logged in, with which authenticator. */
 export interface PrimaryAuthResult {
   identity: IdentityRow;
-  authPolicy: AuthPolicyRow | null;
+  authPolicy: AuthPolicyRow;
+  /** The authenticator id, `internal` (third-party CA) or `extJwtId:<signer>` (reference §1.5). */
   authenticatorId: string;
   isCertExtendable: boolean;
   improperClientCertChain: boolean;
-  /** Statements to run in the session-creation batch (e.g. resetting failed attempts). */
-  onSuccess: (deps: Deps) => import('drizzle-orm/batch').BatchItem<'sqlite'>[];
+  /** Statements to run in the session-creation batch (e.g. clearing failed attempts). */
+  statements: BatchItem<'sqlite'>[];
 }
 
-export type AuthMethod = (ctx: OpContext) => Promise<PrimaryAuthResult>;
+/**
+ * A primary authentication method (`POST /authenticate?method=<name>`). Every credential, policy or
+ * disabled-identity failure is 401 INVALID_AUTH, identical whatever the reason.
+ */
+export interface AuthMethod {
+  readonly name: string;
+  authenticate(attempt: AuthAttempt): Promise<PrimaryAuthResult>;
+}

@@ -87,6 +87,13 @@ export function tokenize(input: string): Token[] {
       if (word.toLowerCase() === 'datetime' && input[i] === '(') {
         i = lexDatetime(input, start, i + 1, fail);
         push('datetime', { value: datetimeMillis(input.slice(start, i), (s) => fail(start, s)) });
+        // The whitespace allowed inside the parentheses may hold line breaks.
+        for (let k = start; k < i; k++) {
+          if (input[k] === '\n') {
+            line++;
+            lineStart = k + 1;
+          }
+        }
       } else {
         push('word', { value: word });
       }

@@ -8,34 +8,40 @@ export function apiSessionLinks(id: string) {
   return links(`./api-sessions/${id}`, { sessions: 'sessions' });
 }
 
-/** The API session as management lists and details show it (no expiry fields, no auth queries). */
-export function renderApiSession(s: ApiSessionRow, identityName: string) {
+/**
+ * An API session as management lists and details show it (reference model-and-policies §10.7): no expiry
+ * fields, `authQueries` always []. The token is a credential: it is shown only to the session's own
+ * caller (`showToken`), never to an admin looking at other sessions (docs/auth.md).
+ */
+export function renderApiSession(s: ApiSessionRow, identityName: string, showToken: boolean) {
   return {
     id: s.id,
     createdAt: iso(s.createdAt),
     updatedAt: iso(s.updatedAt),
     tags: readJson(s.tags, {}),
     _links: apiSessionLinks(s.id),
-    token: s.token,
+    token: showToken ? s.token : '',
     identityId: s.identityId,
     identity: entityRef('identities', s.identityId, identityName),
     authenticatorId: s.authenticatorId,
     ipAddress: s.ipAddress,
     configTypes: readJson<string[]>(s.configTypes, []),
-    authQueries: [] as unknown[],
+    authQueries: [] as Record<string, unknown>[],
     isMfaRequired: s.isMfaRequired,
     isMfaComplete: s.isMfaComplete,
     isCertExtendable: s.isCertExtendable,
+    // Omitted when false, as the controller does.
     ...(s.improperClientCertChain ? { improperClientCertChain: true } : {}),
     lastActivityAt: iso(s.lastActivityAt),
+    // Activity is persisted directly (at most once a minute), so there is no newer cached value.
     cachedLastActivityAt: iso(s.lastActivityAt),
   };
 }
 
-/** The caller's own API session: adds auth queries and expiry (reference auth-and-pki §1.4). */
-export function renderCurrentApiSession(s: ApiSessionRow, identityName: string, policy: AuthPolicyRow | null, timeoutSeconds: number) {
+/** The caller's own API session: adds its auth queries and expiry (reference auth-and-pki §1.4). */
+export function renderCurrentApiSession(s: ApiSessionRow, identityName: string, policy: Pick<AuthPolicyRow, 'requireTotp' | 'requireExtJwtSigner'> | null, timeoutSeconds: number) {
   return {
-    ...renderApiSession(s, identityName),
+    ...renderApiSession(s, identityName, true),
     authQueries: authQueries(s, policy),
     expiresAt: iso(s.lastActivityAt + timeoutSeconds * 1000),
     expirationSeconds: timeoutSeconds,

@@ -1,7 +1,44 @@
-import { eq } from 'drizzle-orm';
+import { and, count, eq, gte, inArray, lt } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { apiSessions } from '../../db/schema/index.js';
+import { apiSessions, identities } from '../../db/schema/index.js';
+import type { ResolvedListQuery } from '../../http/list-query.js';
 
-export async function deleteApiSession(db: Db, id: string): Promise<void> {
-  await db.delete(apiSessions).where(eq(apiSessions.id, id));
+const columns = { apiSession: apiSessions, identityName: identities.name };
+
+/** Live sessions (last activity at or after `liveSince`), filtered, sorted and paged, with their total. */
+export async function listApiSessions(db: Db, q: ResolvedListQuery, liveSince: number) {
+  const where = and(gte(apiSessions.lastActivityAt, liveSince), q.where);
+  const [rows, total] = await Promise.all([
+    db
+      .select(columns)
+      .from(apiSessions)
+      .leftJoin(identities, eq(identities.id, apiSessions.identityId))
+      .where(where)
+      .orderBy(...q.orderBy)
+      .limit(q.limit ?? -1)
+      .offset(q.offset),
+    db.select({ n: count() }).from(apiSessions).where(where),
+  ]);
+  return { rows, total: total[0]?.n ?? 0 };
+}
+
+export async function findApiSession(db: Db, id: string, liveSince: number) {
+  const rows = await db
+    .select(columns)
+    .from(apiSessions)
+    .leftJoin(identities, eq(identities.id, apiSessions.identityId))
+    .where(and(eq(apiSessions.id, id), gte(apiSessions.lastActivityAt, liveSince)))
+    .limit(1);
+  return rows[0];
+}
+
+/** Deletes one session; false when there was none. */
+export async function deleteApiSession(db: Db, id: string): Promise<boolean> {
+  const rows = await db.delete(apiSessions).where(eq(apiSessions.id, id)).returning({ id: apiSessions.id });
+  return rows.length > 0;
+}
+
+/** Deletes up to `max` sessions whose last activity is before `cutoff` (the serverless expiry enforcer). */
+export async function deleteExpiredSessions(db: Db, cutoff: number, max: number): Promise<void> {
+  await db.delete(apiSessions).where(inArray(apiSessions.id, db.select({ id: apiSessions.id }).from(apiSessions).where(lt(apiSessions.lastActivityAt, cutoff)).limit(max)));
 }

@@ -8,6 +8,6 @@ export function insertApiSession(db: Db, row: ApiSessionRow): BatchItem<'sqlite'
   return db.insert(apiSessions).values(row);
 }
 
-export function updateIdentityClientInfo(db: Db, identityId: string, envInfo: string | null, sdkInfo: string | null, now: number): BatchItem<'sqlite'> {
-  return db.update(identities).set({ envInfo, sdkInfo, updatedAt: now }).where(eq(identities.id, identityId));
+export function updateIdentityClientInfo(db: Db, identityId: string, info: { envInfo: string | null; sdkInfo: string | null }, now: number): BatchItem<'sqlite'> {
+  return db.update(identities).set({ ...info, updatedAt: now }).where(eq(identities.id, identityId));
 }

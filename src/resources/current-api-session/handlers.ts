@@ -4,6 +4,7 @@ import { renderCurrentApiSession } from '../api-sessions/mapper.js';
 import { deleteApiSession } from '../api-sessions/repo.js';
 
 export const currentApiSessionHandlers: HandlerMap = {
+  /** Allowed while partially authenticated: the auth queries tell the client what remains. */
   getCurrentAPISession({ caller, deps }) {
     return ok(renderCurrentApiSession(caller.apiSession, caller.identity.name, caller.authPolicy, deps.config.sessionTimeoutSeconds));
   },

@@ -2,6 +2,7 @@ import { entityRef, links } from '../../http/envelope.js';
 import { isDisabled, type IdentityRow } from '../../http/session.js';
 import { readJson } from '../../lib/json.js';
 import { iso } from '../../lib/time.js';
+import type { IdentityExtraValues } from './repo.js';
 
 export interface IdentityExtras {
   authenticators: { updb?: { id: string; username: string }; cert?: { id: string; fingerprint: string } };
@@ -64,5 +65,23 @@ export function renderIdentity(row: IdentityRow, extras: IdentityExtras, now: nu
     disabled: isDisabled(row, now),
     disabledAt: iso(row.disabledAt),
     disabledUntil: iso(row.disabledUntil),
+  };
+}
+
+/** The detail's extras from the sub-queries selected with the row (repo `identityExtras`). */
+export function extrasFromSelected(selected: IdentityExtraValues, authPolicyId: string): IdentityExtras {
+  const summary: IdentityExtras['authenticators'] = {};
+  for (const a of readJson<{ id: string; method: string; username: string | null; fingerprint: string | null }[]>(selected.authenticatorSummary, [])) {
+    if (a.method === 'updb') summary.updb = { id: a.id, username: a.username ?? '' };
+    else if (a.method === 'cert') summary.cert = { id: a.id, fingerprint: a.fingerprint ?? '' };
+  }
+  return {
+    authenticators: summary,
+    hasApiSession: Boolean(selected.hasApiSession),
+    // MFA enrolments do not exist yet.
+    isMfaEnabled: false,
+    authPolicyName: selected.authPolicyName ?? authPolicyId,
+    // Enrolments do not exist yet, so none is outstanding.
+    enrollment: {},
   };
 }

@@ -1,0 +1,204 @@
+/**
+ * Results: the JSON document written to bench/results/latest.json and the Markdown tables printed
+ * at the end of a run. Nothing secret goes in: no passwords, tokens or response bodies of 2xx answers.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { BundleFigures } from './bundle.js';
+import type { Latency, LoadResult } from './load.js';
+import type { ModelSize, SizeName } from './model.js';
+import type { RuntimeName, StartupFigures } from './runtimes/types.js';
+import type { FloorKind } from './scenarios.js';
+import type { SeedReport } from './seed.js';
+
+export interface Measurement {
+  requests: number;
+  errors: number;
+  statuses: Record<string, number>;
+  firstError?: string;
+  throughput: number;
+  latencyMs: Latency;
+}
+
+export interface ScenarioResult {
+  name: string;
+  operation: string;
+  floor: FloorKind;
+  status: 'measured' | 'skipped';
+  reason?: string;
+  measurement?: Measurement;
+  /** The floor, measured in alternation with the scenario (same machine state). */
+  floorMeasurement?: Measurement;
+  /** Scenario p50 / floor p50, and floor throughput / scenario throughput (both > 1 = slower than the floor). */
+  floorRatio?: { p50: number; throughput: number };
+  /** Mean store statements per request over sequential requests after the load (Node only). */
+  statementsPerRequest?: { reads: number; writes: number } | null;
+  /** The probe's answer: status, size, and for lists the items returned and the total count. */
+  response?: { status: number; bytes: number; items?: number; totalCount?: number };
+  /** How the scenario's API session was obtained. */
+  session?: 'login' | 'store';
+}
+
+export interface RuntimeResult {
+  runtime: RuntimeName;
+  description: string;
+  startup: StartupFigures;
+  seed: SeedReport[];
+  scenarios: ScenarioResult[];
+}
+
+export interface TargetCheck {
+  target: string;
+  runtime?: RuntimeName;
+  measured: string;
+  pass: boolean | null;
+}
+
+export interface BenchResults {
+  schema: 1;
+  startedAt: string;
+  finishedAt: string;
+  size: SizeName;
+  model: ModelSize;
+  load: { concurrency: number; warmupSec: number; durationSec: number; rounds: number };
+  machine: { cpus: number; cpuModel: string; node: string; platform: string };
+  /** One PBKDF2 verification in the orchestrator (Node WebCrypto), ms. */
+  hashMs: number;
+  runtimes: RuntimeResult[];
+  bundle: { deployed: BundleFigures; minified: BundleFigures | null } | null;
+  /** What could not be measured (a runtime that did not start, a failed build), with the error. */
+  failures: string[];
+  targets: TargetCheck[];
+}
+
+export function measurement(r: LoadResult): Measurement {
+  return { requests: r.requests, errors: r.errors, statuses: r.statuses, firstError: r.firstError, throughput: r.throughput, latencyMs: r.latencyMs };
+}
+
+export function floorRatio(m: Measurement, floor: Measurement): { p50: number; throughput: number } {
+  return {
+    p50: floor.latencyMs.p50 > 0 ? m.latencyMs.p50 / floor.latencyMs.p50 : 0,
+    throughput: m.throughput > 0 ? floor.throughput / m.throughput : 0,
+  };
+}
+
+const KIB = 1024;
+export const BUNDLE_TARGET_KIB = 400;
+export const SESSION_TARGET_RATIO = 1.2;
+export const LOGIN_TARGET_RATIO = 1.2;
+
+export function checkTargets(results: Omit<BenchResults, 'targets'>): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const rt of results.runtimes) {
+    const session = rt.scenarios.find((s) => s.name === 'current API session');
+    if (session?.status === 'measured' && session.floorRatio) {
+      const writes = session.statementsPerRequest?.writes;
+      const ratioOk = session.floorRatio.p50 <= SESSION_TARGET_RATIO;
+      checks.push({
+        target: `GET /current-api-session <= ${SESSION_TARGET_RATIO}x floor (p50), zero writes`,
+        runtime: rt.runtime,
+        measured: `${session.floorRatio.p50.toFixed(2)}x, writes/req ${writes === undefined || writes === null ? 'n/a' : writes.toFixed(2)}`,
+        pass: ratioOk && (writes === undefined || writes === null || writes === 0) && session.measurement!.errors === 0 && session.measurement!.requests > 0,
+      });
+    } else {
+      checks.push({ target: `GET /current-api-session <= ${SESSION_TARGET_RATIO}x floor`, runtime: rt.runtime, measured: session?.reason ?? 'not run', pass: null });
+    }
+    const login = rt.scenarios.find((s) => s.name === 'password login');
+    if (login?.status === 'measured' && login.floorRatio) {
+      checks.push({
+        target: `password login bounded by the hash: <= ${LOGIN_TARGET_RATIO}x hash floor (p50)`,
+        runtime: rt.runtime,
+        measured: `${login.floorRatio.p50.toFixed(2)}x`,
+        pass: login.floorRatio.p50 <= LOGIN_TARGET_RATIO && login.measurement!.errors === 0 && login.measurement!.requests > 0,
+      });
+    } else {
+      checks.push({ target: 'password login bounded by the hash', runtime: rt.runtime, measured: login?.reason ?? 'not run', pass: null });
+    }
+  }
+  if (results.bundle) {
+    const kib = results.bundle.deployed.gzipBytes / KIB;
+    checks.push({ target: `worker bundle <= ${BUNDLE_TARGET_KIB} KiB gzip`, measured: `${kib.toFixed(1)} KiB`, pass: kib <= BUNDLE_TARGET_KIB });
+  }
+  return checks;
+}
+
+export function writeResults(file: string, results: BenchResults): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
+}
+
+const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const rps = (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
+const cell = (s: string) => s.replace(/\|/g, '\\|');
+
+function row(cells: string[]): string {
+  return `| ${cells.map(cell).join(' | ')} |`;
+}
+
+export function markdown(results: BenchResults): string {
+  const out: string[] = [];
+  const { load, model } = results;
+  out.push(
+    `### Benchmark: size \`${results.size}\` (${model.services} services, ${model.identities} identities, ${model.edgeRouters} edge routers, ${model.policiesPerKind} policies of each kind)`,
+    '',
+    `${load.concurrency} concurrent keep-alive connections; per row ${load.warmupSec} s warm-up, then ${load.durationSec} s measured in ${load.rounds} slices alternating with the floor; ` +
+      `${results.machine.cpus} × ${results.machine.cpuModel}, Node ${results.machine.node}. ` +
+      `× floor = p50 / p50 of the floor measured with the row (read: bare Hono + one indexed read; hash: + one PBKDF2 verification).`,
+    '',
+  );
+  out.push(row(['runtime', 'scenario', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'floor req/s, p50 ms', '× floor', 'reads/req', 'writes/req', 'errors']));
+  out.push(row(Array(11).fill('---')));
+  for (const rt of results.runtimes) {
+    for (const s of rt.scenarios) {
+      if (s.status === 'skipped' || !s.measurement || !s.floorMeasurement) {
+        out.push(row([rt.runtime, s.name, '—', '—', '—', '—', '—', '—', '—', '—', `skipped: ${s.reason}`]));
+        continue;
+      }
+      const m = s.measurement;
+      const f = s.floorMeasurement;
+      const st = s.statementsPerRequest;
+      out.push(
+        row([
+          rt.runtime,
+          s.name + (s.session === 'store' ? ' ¹' : ''),
+          rps(m.throughput),
+          ms(m.latencyMs.p50),
+          ms(m.latencyMs.p95),
+          ms(m.latencyMs.p99),
+          `${s.floor}: ${rps(f.throughput)}, ${ms(f.latencyMs.p50)}`,
+          s.floorRatio!.p50.toFixed(2),
+          st ? st.reads.toFixed(1) : 'n/a',
+          st ? st.writes.toFixed(1) : 'n/a',
+          m.requests === 0 ? 'no response within the window' : m.errors === 0 ? '0' : `${m.errors} (${Object.entries(m.statuses).filter(([k]) => !k.startsWith('2')).map(([k, v]) => `${k}×${v}`).join(', ')})`,
+        ]),
+      );
+    }
+  }
+  if (results.runtimes.some((rt) => rt.scenarios.some((s) => s.session === 'store'))) {
+    out.push('', '¹ API session written into the store: password login is not implemented yet.');
+  }
+
+  out.push('', row(['figure', 'value']), row(['---', '---']));
+  if (results.bundle) {
+    const b = results.bundle;
+    out.push(row(['worker bundle (as deployed)', `${(b.deployed.bytes / KIB).toFixed(1)} KiB, gzip ${(b.deployed.gzipBytes / KIB).toFixed(1)} KiB`]));
+    if (b.minified) out.push(row(['worker bundle (--minify)', `${(b.minified.bytes / KIB).toFixed(1)} KiB, gzip ${(b.minified.gzipBytes / KIB).toFixed(1)} KiB`]));
+  }
+  for (const rt of results.runtimes) {
+    const s = rt.startup;
+    out.push(row([`${rt.runtime} start-up to first 2xx`, `${ms(s.totalMs)} ms (listening ${ms(s.listenMs)} ms + first answer ${ms(s.firstResponseMs)} ms)`]));
+  }
+  out.push(row(['one PBKDF2 verification (Node)', `${ms(results.hashMs)} ms`]));
+  for (const rt of results.runtimes) {
+    const seeded = rt.seed.map((e) => (e.via === 'skipped' ? `${e.entity}: skipped` : `${e.entity}: ${e.count} (${e.via})`)).join('; ');
+    out.push(row([`${rt.runtime} seeded`, seeded]));
+  }
+
+  for (const failure of results.failures) out.push(row(['FAILED', failure.split('\n')[0].slice(0, 300)]));
+
+  out.push('', row(['target', 'runtime', 'measured', 'result']), row(['---', '---', '---', '---']));
+  for (const t of results.targets) {
+    out.push(row([t.target, t.runtime ?? '', t.measured, t.pass === null ? 'not measured' : t.pass ? 'pass' : 'FAIL']));
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,121 @@
+/**
+ * Node.js under test: the real HTTPS server of `startController` (own PKI, libSQL file) in this
+ * process, and the floor as a tiny HTTPS Hono server on the same libSQL file with the same
+ * certificate. Statements are counted with drizzle's query logger plus the client's batches
+ * (drizzle sends `db.batch()` to libSQL without logging it).
+ */
+import { createServer as createHttpsServer } from 'node:https';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { createClient, type Client as LibsqlClient, type InStatement } from '@libsql/client';
+import { startController } from '../../src/node.js';
+import type { Logger } from '../../src/deps.js';
+import { floorApp } from '../floor/app.js';
+import { Client, waitForOk, type Target } from '../http.js';
+import { log } from '../log.js';
+import type { SqlStore, SqlValue } from '../seed.js';
+import { statementKind, type RuntimeUnderTest, type StatementCounter } from './types.js';
+
+/** The controller's own log lines: errors are shown (a few), the rest dropped. */
+function quietLogger(): Logger {
+  let shown = 0;
+  const show = (level: string) => (message: string, fields?: Record<string, unknown>) => {
+    if (shown++ < 5) log(`controller ${level}: ${message} ${JSON.stringify(fields ?? {}).slice(0, 400)}`);
+  };
+  return { info: () => {}, warn: show('warn'), error: show('error') };
+}
+
+function libsqlStore(client: LibsqlClient): SqlStore {
+  return {
+    async all(sql, args = []) {
+      const rs = await client.execute({ sql, args });
+      return rs.rows.map((row) => Object.fromEntries(rs.columns.map((c, i) => [c, row[i]])));
+    },
+    async batch(statements) {
+      await client.batch(statements.map((s) => ({ sql: s.sql, args: s.args as SqlValue[] })), 'write');
+    },
+  };
+}
+
+/** Starts the controller with its data in `runDir`/node. */
+export async function startNodeRuntime(runDir: string): Promise<RuntimeUnderTest> {
+  const dataDir = join(runDir, 'node');
+  mkdirSync(dataDir);
+  const counts = { reads: 0, writes: 0 };
+  const count = (sql: string) => {
+    const kind = statementKind(sql);
+    if (kind === 'read') counts.reads++;
+    else if (kind === 'write') counts.writes++;
+  };
+  const statements: StatementCounter = { snapshot: () => ({ ...counts }) };
+
+  const started = performance.now();
+  const controller = await startController(
+    {
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      // Random per run and never shown: the bench logs in as seeded users, not as the default admin.
+      CONTROLLER_SECRET: randomBytes(24).toString('base64url'),
+      ADMIN_USERNAME: 'admin',
+      ADMIN_PASSWORD: randomBytes(18).toString('base64url'),
+    },
+    { logger: quietLogger(), queryLogger: { logQuery: (sql) => count(sql) } },
+  );
+  const listenMs = performance.now() - started;
+  const pki = controller.bootstrap.pki;
+  const target: Target = { origin: `https://127.0.0.1:${controller.port}`, ca: pki.root.pem, servername: 'localhost' };
+  const probe = new Client(target, 1);
+  const firstResponseMs = await waitForOk(probe, { method: 'GET', path: '/edge/client/v1/version' }, 30_000);
+  probe.close();
+
+  // drizzle's libSQL batch() bypasses the query logger: count the batched statements on the client.
+  const client = controller.client;
+  const batch = client.batch.bind(client);
+  client.batch = ((stmts: InStatement[], mode?: Parameters<LibsqlClient['batch']>[1]) => {
+    for (const s of stmts) count(typeof s === 'string' ? s : s.sql);
+    return batch(stmts, mode);
+  }) as LibsqlClient['batch'];
+
+  // Seeding and setup write through their own connection, so they are not counted.
+  const dbUrl = pathToFileURL(join(dataDir, 'controller.db')).href;
+  const seedClient = createClient({ url: dbUrl });
+  const floorClient = createClient({ url: dbUrl });
+  const floor = floorApp(async (sql, args) => libsqlStore(floorClient).all(sql, args));
+  const floorServer = await new Promise<ServerType>((resolve) => {
+    const s = serve(
+      {
+        fetch: floor.fetch,
+        port: 0,
+        hostname: '127.0.0.1',
+        createServer: createHttpsServer,
+        serverOptions: { key: pki.serverKeyPkcs8Pem(), cert: pki.serverChainPem() },
+      },
+      () => resolve(s),
+    );
+  });
+  const floorPort = (floorServer.address() as AddressInfo).port;
+
+  return {
+    name: 'node',
+    target,
+    floorTarget: { ...target, origin: `https://127.0.0.1:${floorPort}` },
+    store: libsqlStore(seedClient),
+    startup: { listenMs, firstResponseMs, totalMs: listenMs + firstResponseMs },
+    statements,
+    description: `Node ${process.versions.node}, HTTPS (own PKI), libSQL file`,
+    async close() {
+      await new Promise<void>((r) => floorServer.close(() => r()));
+      floorClient.close();
+      seedClient.close();
+      // server.close() waits for keep-alive connections: the load generator has closed its agents.
+      const closing = controller.close();
+      (controller.server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      await closing;
+    },
+  };
+}

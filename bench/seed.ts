@@ -1,0 +1,344 @@
+/**
+ * Seeding: the model is written straight into the store with batched multi-row INSERTs, through one
+ * SQL path for both runtimes (a libSQL client on Node, the D1 binding on workerd). Statements are
+ * chunked to at most 100 bound parameters, D1's limit.
+ *
+ * Seeding is a list of entity seeders. Each one writes its rows into a table when that table exists
+ * (the schema grows as resources land), or creates the entities through the management API when its
+ * operation answers (for entities whose creation also derives data, such as policies). An entity
+ * that can be seeded neither way is skipped with the reason, and the run carries on.
+ */
+import { cuid, shortId, entityId, uuid } from '../src/lib/ids.js';
+import type { Client } from './http.js';
+import { log, Progress } from './log.js';
+import {
+  identityName,
+  LOGIN_USERS,
+  policyRoles,
+  roleAttributes,
+  routerName,
+  serviceName,
+  typicalIdentityIndex,
+  WORST_IDENTITY_INDEX,
+  type ModelSize,
+} from './model.js';
+
+export type SqlValue = string | number | null;
+export interface Statement {
+  sql: string;
+  args: SqlValue[];
+}
+
+/** The store as the seeder sees it; implemented over libSQL (Node) and D1 (workerd). */
+export interface SqlStore {
+  all(sql: string, args?: SqlValue[]): Promise<Record<string, unknown>[]>;
+  /** Runs the statements atomically, in order. */
+  batch(statements: Statement[]): Promise<void>;
+}
+
+/** D1 accepts at most 100 bound parameters per statement. */
+export const MAX_PARAMS = 100;
+const STATEMENTS_PER_BATCH = 50;
+
+interface ColumnInfo {
+  name: string;
+  required: boolean;
+}
+
+export async function tableColumns(store: SqlStore, table: string): Promise<ColumnInfo[] | undefined> {
+  const rows = await store.all(`SELECT name, "notnull" AS nn, dflt_value AS dflt, pk FROM pragma_table_info(?)`, [table]);
+  if (rows.length === 0) return undefined;
+  return rows.map((r) => ({ name: String(r.name), required: Number(r.nn) === 1 && r.dflt === null && Number(r.pk) === 0 }));
+}
+
+/**
+ * Inserts rows (column name -> value) with multi-row INSERTs. Columns the table does not have are
+ * dropped; a required column without a value makes the insert impossible (the reason is returned).
+ */
+export async function insertRows(
+  store: SqlStore,
+  table: string,
+  rows: Record<string, SqlValue>[],
+  progress?: Progress,
+): Promise<{ inserted: number } | { skipped: string }> {
+  const columns = await tableColumns(store, table);
+  if (!columns) return { skipped: `no table ${table}` };
+  if (rows.length === 0) return { inserted: 0 };
+  const have = new Set(columns.map((c) => c.name));
+  const names = Object.keys(rows[0]).filter((n) => have.has(n));
+  const missing = columns.filter((c) => c.required && !names.includes(c.name)).map((c) => c.name);
+  if (missing.length > 0) return { skipped: `${table} needs ${missing.join(', ')}, which the seeder does not know` };
+
+  const perStatement = Math.max(1, Math.floor(MAX_PARAMS / names.length));
+  const columnList = names.map((n) => `"${n}"`).join(', ');
+  const tuple = `(${names.map(() => '?').join(', ')})`;
+  let batch: Statement[] = [];
+  let done = 0;
+  for (let at = 0; at < rows.length; at += perStatement) {
+    const chunk = rows.slice(at, at + perStatement);
+    batch.push({
+      sql: `INSERT INTO "${table}" (${columnList}) VALUES ${chunk.map(() => tuple).join(', ')}`,
+      args: chunk.flatMap((row) => names.map((n) => row[n] ?? null)),
+    });
+    if (batch.length === STATEMENTS_PER_BATCH || at + perStatement >= rows.length) {
+      await store.batch(batch);
+      done += batch.reduce((n, s) => n + s.args.length / names.length, 0);
+      progress?.update(done);
+      batch = [];
+    }
+  }
+  return { inserted: rows.length };
+}
+
+/** A password user of the benchmark: the identity it logs in as and its authenticator. */
+export interface BenchUser {
+  identityId: string;
+  authenticatorId: string;
+  username: string;
+}
+
+/** What seeding produced, for the scenarios. */
+export interface SeededModel {
+  admin: BenchUser;
+  typical: BenchUser;
+  worst: BenchUser;
+  /** Plain identities with a password, to spread logins over. */
+  loginUsers: BenchUser[];
+  identityIds: string[];
+  /** Ids per entity kind that was seeded (services, edge routers, policies ...). */
+  ids: Record<string, string[]>;
+  entities: SeedReport[];
+}
+
+export interface SeedReport {
+  entity: string;
+  count: number;
+  via: 'store' | 'api' | 'skipped';
+  ms: number;
+  reason?: string;
+}
+
+interface SeedContext {
+  size: ModelSize;
+  now: number;
+  passwordHash: string;
+  /** The management API with an admin session, once the bench admin exists. */
+  api?: { client: Client; token: string };
+  ids: Record<string, string[]>;
+}
+
+/** One kind of entity: its rows for the store and/or its creation through the management API. */
+interface EntitySeeder {
+  entity: string;
+  count(size: ModelSize): number;
+  /** Tables that may hold it, first existing one wins. */
+  tables?: string[];
+  row?(i: number, ctx: SeedContext): Record<string, SqlValue>;
+  /** Management API path and body, for entities whose creation derives data. */
+  api?: { path: string; body(i: number, ctx: SeedContext): unknown };
+  prefer: 'store' | 'api';
+}
+
+const base = (id: string, ctx: SeedContext) => ({ id, created_at: ctx.now, updated_at: ctx.now, tags: '{}', is_system: 0 });
+const attrs = (i: number) => JSON.stringify(roleAttributes(i));
+
+/**
+ * Entities beyond identities. The services, routers and policies tables do not all exist yet: each
+ * seeder uses the table when it appears (column names follow src/db/schema/common.ts), or the API.
+ */
+const MODEL_SEEDERS: EntitySeeder[] = [
+  {
+    entity: 'services',
+    count: (s) => s.services,
+    tables: ['services'],
+    row: (i, ctx) => ({ ...base(entityId(), ctx), name: serviceName(i), role_attributes: attrs(i), encryption_required: 1, terminator_strategy: 'smartrouting' }),
+    api: { path: '/edge/management/v1/services', body: (i) => ({ name: serviceName(i), roleAttributes: roleAttributes(i), encryptionRequired: true }) },
+    prefer: 'store',
+  },
+  {
+    entity: 'edge routers',
+    count: (s) => s.edgeRouters,
+    tables: ['edge_routers', 'routers'],
+    row: (i, ctx) => ({ ...base(shortId(), ctx), name: routerName(i), role_attributes: attrs(i), is_tunneler_enabled: 0, cost: 0, no_traversal: 0, disabled: 0 }),
+    api: { path: '/edge/management/v1/edge-routers', body: (i) => ({ name: routerName(i), roleAttributes: roleAttributes(i) }) },
+    prefer: 'api',
+  },
+  {
+    entity: 'service policies',
+    count: (s) => s.policiesPerKind,
+    tables: ['service_policies'],
+    row: (j, ctx) => {
+      const r = policyRoles(j);
+      return { ...base(entityId(), ctx), name: `bench-sp-${j}`, type: j % 2 ? 'Bind' : 'Dial', semantic: 'AnyOf', identity_roles: JSON.stringify([r.a]), service_roles: JSON.stringify([r.b]), posture_check_roles: '[]' };
+    },
+    api: {
+      path: '/edge/management/v1/service-policies',
+      body: (j) => {
+        const r = policyRoles(j);
+        return { name: `bench-sp-${j}`, type: j % 2 ? 'Bind' : 'Dial', semantic: 'AnyOf', identityRoles: [r.a], serviceRoles: [r.b] };
+      },
+    },
+    prefer: 'api',
+  },
+  {
+    entity: 'edge router policies',
+    count: (s) => s.policiesPerKind,
+    tables: ['edge_router_policies'],
+    row: (j, ctx) => {
+      const r = policyRoles(j);
+      return { ...base(entityId(), ctx), name: `bench-erp-${j}`, semantic: 'AnyOf', identity_roles: JSON.stringify([r.a]), edge_router_roles: JSON.stringify([r.b]) };
+    },
+    api: {
+      path: '/edge/management/v1/edge-router-policies',
+      body: (j) => {
+        const r = policyRoles(j);
+        return { name: `bench-erp-${j}`, semantic: 'AnyOf', identityRoles: [r.a], edgeRouterRoles: [r.b] };
+      },
+    },
+    prefer: 'api',
+  },
+  {
+    entity: 'service edge router policies',
+    count: (s) => s.policiesPerKind,
+    tables: ['service_edge_router_policies'],
+    row: (j, ctx) => {
+      const r = policyRoles(j);
+      return { ...base(entityId(), ctx), name: `bench-serp-${j}`, semantic: 'AnyOf', service_roles: JSON.stringify([r.a]), edge_router_roles: JSON.stringify([r.b]) };
+    },
+    api: {
+      path: '/edge/management/v1/service-edge-router-policies',
+      body: (j) => {
+        const r = policyRoles(j);
+        return { name: `bench-serp-${j}`, semantic: 'AnyOf', serviceRoles: [r.a], edgeRouterRoles: [r.b] };
+      },
+    },
+    prefer: 'api',
+  },
+];
+
+async function viaStore(store: SqlStore, seeder: EntitySeeder, ctx: SeedContext): Promise<{ ids: string[] } | { skipped: string }> {
+  if (!seeder.tables || !seeder.row) return { skipped: 'no store mapping' };
+  for (const table of seeder.tables) {
+    if (!(await tableColumns(store, table))) continue;
+    const n = seeder.count(ctx.size);
+    const rows = Array.from({ length: n }, (_, i) => seeder.row!(i, ctx));
+    const progress = new Progress(`${seeder.entity} -> ${table}`, n);
+    const result = await insertRows(store, table, rows, progress);
+    if ('skipped' in result) return result;
+    progress.done();
+    return { ids: rows.map((r) => String(r.id)) };
+  }
+  return { skipped: `no table ${seeder.tables.join(' / ')} yet` };
+}
+
+async function viaApi(seeder: EntitySeeder, ctx: SeedContext): Promise<{ ids: string[] } | { skipped: string }> {
+  if (!seeder.api) return { skipped: 'no API mapping' };
+  if (!ctx.api) return { skipped: 'no admin session for the management API' };
+  const { client, token } = ctx.api;
+  const api = seeder.api;
+  const create = async (i: number) =>
+    client.json({ method: 'POST', path: api.path, headers: { 'zt-session': token }, body: JSON.stringify(api.body(i, ctx)) });
+  const n = seeder.count(ctx.size);
+  if (n === 0) return { ids: [] };
+  const first = await create(0);
+  if (first.status === 501) return { skipped: `POST ${api.path} answers 501` };
+  if (first.status < 200 || first.status >= 300) return { skipped: `POST ${api.path} answers ${first.status}: ${JSON.stringify(first.body?.error ?? '').slice(0, 160)}` };
+  const ids: string[] = new Array(n);
+  ids[0] = first.body?.data?.id;
+  const progress = new Progress(`${seeder.entity} -> API`, n);
+  let next = 1;
+  let done = 1;
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      const reply = await create(i);
+      if (reply.status < 200 || reply.status >= 300) throw new Error(`POST ${api.path} #${i} answered ${reply.status}`);
+      ids[i] = reply.body?.data?.id;
+      progress.update(++done);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  progress.done();
+  return { ids };
+}
+
+/** Identities (with role attributes) and the bench users' password authenticators, straight into the store. */
+async function seedIdentities(store: SqlStore, ctx: SeedContext): Promise<Omit<SeededModel, 'ids' | 'entities'>> {
+  const n = ctx.size.identities;
+  const identityIds = Array.from({ length: n }, () => shortId());
+  const rows = identityIds.map((id, i) => ({ ...base(id, ctx), name: identityName(i), type_id: 'Default', role_attributes: attrs(i), is_admin: 0 }));
+  const adminId = shortId();
+  rows.push({ ...base(adminId, ctx), name: 'bench-admin', type_id: 'Default', role_attributes: '[]', is_admin: 1 });
+  const progress = new Progress('identities', rows.length);
+  const result = await insertRows(store, 'identities', rows, progress);
+  if ('skipped' in result) throw new Error(`cannot seed identities: ${result.skipped}`);
+  progress.done();
+
+  const user = (identityId: string, username: string): BenchUser => ({ identityId, username, authenticatorId: shortId() });
+  const typicalIndex = typicalIdentityIndex(n);
+  const admin = user(adminId, 'bench-admin');
+  const typical = user(identityIds[typicalIndex], identityName(typicalIndex));
+  const worst = user(identityIds[WORST_IDENTITY_INDEX], identityName(WORST_IDENTITY_INDEX));
+  const loginUsers: BenchUser[] = [];
+  for (let i = 1; loginUsers.length < LOGIN_USERS && i < n; i++) {
+    if (i !== typicalIndex) loginUsers.push(user(identityIds[i], identityName(i)));
+  }
+  const users = [admin, typical, worst, ...loginUsers];
+  const auth = await insertRows(
+    store,
+    'authenticators',
+    users.map((u) => ({ ...base(u.authenticatorId, ctx), identity_id: u.identityId, method: 'updb', username: u.username, password_hash: ctx.passwordHash })),
+  );
+  if ('skipped' in auth) throw new Error(`cannot seed authenticators: ${auth.skipped}`);
+  return { admin, typical, worst, loginUsers, identityIds };
+}
+
+/**
+ * Seeds the whole model. `adminSession` is called once the bench admin exists, to reach the
+ * management API for the entities created through it.
+ */
+export async function seedModel(
+  store: SqlStore,
+  size: ModelSize,
+  passwordHash: string,
+  adminSession: (admin: BenchUser) => Promise<{ client: Client; token: string }>,
+): Promise<SeededModel> {
+  const ctx: SeedContext = { size, now: Date.now(), passwordHash, ids: {} };
+  const entities: SeedReport[] = [];
+  let started = performance.now();
+  const people = await seedIdentities(store, ctx);
+  entities.push({ entity: 'identities', count: size.identities + 1, via: 'store', ms: performance.now() - started });
+  entities.push({ entity: 'password authenticators', count: 3 + people.loginUsers.length, via: 'store', ms: 0 });
+  ctx.api = await adminSession(people.admin);
+
+  for (const seeder of MODEL_SEEDERS) {
+    started = performance.now();
+    const order = seeder.prefer === 'api' ? [viaApi, viaStore] : [viaStore, viaApi];
+    const reasons: string[] = [];
+    let report: SeedReport | undefined;
+    for (const attempt of order) {
+      const result = attempt === viaApi ? await viaApi(seeder, ctx) : await viaStore(store, seeder, ctx);
+      if ('ids' in result) {
+        ctx.ids[seeder.entity] = result.ids;
+        report = { entity: seeder.entity, count: result.ids.length, via: attempt === viaApi ? 'api' : 'store', ms: performance.now() - started };
+        break;
+      }
+      reasons.push(result.skipped);
+    }
+    report ??= { entity: seeder.entity, count: 0, via: 'skipped', ms: 0, reason: reasons.join('; ') };
+    if (report.via === 'skipped') log(`  ${seeder.entity}: skipped (${report.reason})`);
+    entities.push(report);
+  }
+  return { ...people, ids: ctx.ids, entities };
+}
+
+/** An API session written straight into the store (when password login is not implemented yet). */
+export async function insertApiSession(store: SqlStore, user: BenchUser): Promise<string> {
+  const now = Date.now();
+  const token = uuid();
+  const result = await insertRows(store, 'api_sessions', [
+    { id: cuid(), created_at: now, updated_at: now, tags: '{}', is_system: 0, token, identity_id: user.identityId, authenticator_id: user.authenticatorId, ip_address: '127.0.0.1', config_types: '[]', last_activity_at: now },
+  ]);
+  if ('skipped' in result) throw new Error(`cannot insert an API session: ${result.skipped}`);
+  return token;
+}

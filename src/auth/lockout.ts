@@ -1,0 +1,48 @@
+import type { BatchItem } from 'drizzle-orm/batch';
+import { atomic, type Db } from '../db/client.js';
+import type { Deps } from '../deps.js';
+import type { AuthPolicyRow } from '../http/session.js';
+import { disableIdentityStatements, recordFailure, resetFailures, resetIdentityFailures } from './repo.js';
+
+/**
+ * Password lockout (auth policy `maxAttempts` / `lockoutDurationMinutes`), the intended behaviour rather
+ * than the controller's (reference auth-and-pki §2.4 quirk; docs/auth.md):
+ * - consecutive *failed* password checks are counted per authenticator in the store (`auth_attempts`),
+ *   so the count and the lock hold on every instance;
+ * - the failure that takes the count above `maxAttempts` disables the identity for
+ *   `lockoutDurationMinutes` (0 = until an admin enables it), deletes its API sessions and clears the count;
+ * - a success clears the count, and so does an admin enable (`enableIdentityStatements`);
+ * - `maxAttempts` 0 means unlimited, and then nothing is written at all.
+ * Returns true when this failure locked the identity.
+ */
+export async function countPasswordFailure(
+  deps: Deps,
+  login: { authenticatorId: string; identityId: string; policy: Pick<AuthPolicyRow, 'updbMaxAttempts' | 'updbLockoutDurationMinutes'> },
+  requestId: string,
+): Promise<boolean> {
+  const max = login.policy.updbMaxAttempts;
+  if (max <= 0) return false;
+  const now = deps.now();
+  const failures = await recordFailure(deps.db, login.authenticatorId, now);
+  if (failures <= max) return false;
+  const minutes = login.policy.updbLockoutDurationMinutes;
+  await atomic(deps.db, [...disableIdentityStatements(deps.db, login.identityId, now, minutes > 0 ? now + minutes * 60_000 : null), resetFailures(deps.db, login.authenticatorId)]);
+  deps.log.warn('identity locked out after failed password attempts', { requestId, identityId: login.identityId, failures, lockoutMinutes: minutes });
+  return true;
+}
+
+/** Statements that clear a success's failure count; none when there were no failures to clear. */
+export function clearFailuresOnSuccess(db: Db, authenticatorId: string, failedCount: number | null | undefined): BatchItem<'sqlite'>[] {
+  return failedCount ? [resetFailures(db, authenticatorId)] : [];
+}
+
+/**
+ * What an admin enable must run in its batch besides clearing `disabledAt`/`disabledUntil`: forgetting
+ * the identity's failed attempts, so that an enabled identity starts with a clean count.
+ */
+export function enableIdentityStatements(db: Db, identityId: string): BatchItem<'sqlite'>[] {
+  return [resetIdentityFailures(db, identityId)];
+}
+
+/** Disabling (admin or lockout) ends the identity's API sessions in the same batch. */
+export { disableIdentityStatements };

@@ -1,0 +1,114 @@
+import { eq, sql, type SQL } from 'drizzle-orm';
+import { disableIdentityStatements, enableIdentityStatements } from '../../auth/lockout.js';
+import { resetIdentityFailures } from '../../auth/repo.js';
+import { atomic, type Db } from '../../db/client.js';
+import { apiSessions, authenticators, authPolicies, identities } from '../../db/schema/index.js';
+import { defineEntity, qualified as q, type Statement } from '../../http/crud.js';
+import { compileRoleFilter, type ResolvedListQuery } from '../../http/list-query.js';
+import { shortId } from '../../lib/ids.js';
+import { identityFields } from './fields.js';
+
+export type IdentityRow = typeof identities.$inferSelect;
+
+/** The identity as the API writes it (reference model-and-policies §8; `type` is handled by the service). */
+export const identityEntity = defineEntity<IdentityRow>({
+  entity: 'identity',
+  collection: 'identities',
+  table: identities,
+  fields: identityFields,
+  props: {
+    name: { column: 'name', kind: 'name' },
+    isAdmin: { column: 'isAdmin', kind: 'bool' },
+    roleAttributes: { column: 'roleAttributes', kind: 'attributes' },
+    // Empty or blank means the default policy.
+    authPolicyId: { column: 'authPolicyId', kind: 'nullableString', convert: (v: string | null) => v ?? 'default' },
+    externalId: { column: 'externalId', kind: 'nullableString' },
+    defaultHostingCost: { column: 'defaultHostingCost', kind: 'int' },
+    defaultHostingPrecedence: { column: 'defaultHostingPrecedence', kind: 'string', zero: 'default' },
+    serviceHostingCosts: { column: 'serviceHostingCosts', kind: 'map' },
+    serviceHostingPrecedences: { column: 'serviceHostingPrecedences', kind: 'map' },
+    appData: { column: 'appData', kind: 'map' },
+  },
+  unique: [
+    { column: 'name', field: 'name' },
+    { column: 'externalId', field: 'externalId' },
+  ],
+  newId: shortId,
+});
+
+/**
+ * What the identity detail shows besides its row, selected with it as correlated sub-queries so that a
+ * detail is one read and a list page one SELECT (plus its COUNT): the auth policy's name, the
+ * authenticator summary (at most one per method) and whether a live API session exists.
+ */
+export function identityExtras(liveSince: number) {
+  return {
+    authPolicyName: sql<string | null>`(SELECT ${q(authPolicies.name)} FROM ${authPolicies} WHERE ${q(authPolicies.id)} = ${q(identities.authPolicyId)})`,
+    authenticatorSummary: sql<string | null>`(SELECT json_group_array(json_object('id', ${q(authenticators.id)}, 'method', ${q(authenticators.method)}, 'username', ${q(authenticators.username)}, 'fingerprint', ${q(authenticators.certFingerprint)})) FROM ${authenticators} WHERE ${q(authenticators.identityId)} = ${q(identities.id)})`,
+    hasApiSession: sql<number>`EXISTS (SELECT 1 FROM ${apiSessions} WHERE ${q(apiSessions.identityId)} = ${q(identities.id)} AND ${q(apiSessions.lastActivityAt)} >= ${liveSince})`,
+  };
+}
+export type IdentityExtraValues = { authPolicyName: string | null; authenticatorSummary: string | null; hasApiSession: number };
+
+export async function authPolicyExists(db: Db, id: string): Promise<boolean> {
+  const rows = await db.select({ id: authPolicies.id }).from(authPolicies).where(eq(authPolicies.id, id)).limit(1);
+  return rows.length > 0;
+}
+
+/**
+ * Service ids among `ids` that do not exist. There is no services table yet, so every id is unknown;
+ * the services resource replaces this with a lookup.
+ */
+export async function missingServiceIds(_db: Db, ids: string[]): Promise<string[]> {
+  return ids;
+}
+
+/**
+ * What goes with a deleted identity, in its batch: failed-attempt rows (selected through its
+ * authenticators, so this runs first), API sessions and authenticators. Enrolments, MFA, service-config
+ * overrides, posture data and `@id` policy entries join here as those resources arrive.
+ */
+export function identityCascade(db: Db, identityId: string): Statement[] {
+  return [
+    resetIdentityFailures(db, identityId),
+    db.delete(apiSessions).where(eq(apiSessions.identityId, identityId)),
+    db.delete(authenticators).where(eq(authenticators.identityId, identityId)),
+  ];
+}
+
+/** Disables the identity (until `until`, or indefinitely when null) and ends its API sessions, in one batch. */
+export async function disableIdentityRow(db: Db, identityId: string, now: number, until: number | null): Promise<void> {
+  await atomic(db, disableIdentityStatements(db, identityId, now, until));
+}
+
+/** Enables the identity and forgets its failed password attempts, in one batch. */
+export async function enableIdentityRow(db: Db, identityId: string, now: number): Promise<void> {
+  await atomic(db, [db.update(identities).set({ disabledAt: null, disabledUntil: null, updatedAt: now }).where(eq(identities.id, identityId)), ...enableIdentityStatements(db, identityId)]);
+}
+
+/** The `roleFilter` / `roleSemantic` pre-selection of the identity list (reference §3.5). */
+export function identityRoleFilter(roleFilter: readonly string[] | undefined, roleSemantic: string | undefined): SQL | undefined {
+  return compileRoleFilter(roleFilter, roleSemantic, identities.roleAttributes, identities.id);
+}
+
+/** The `id` field of the role-attribute list: the attribute text (reference §3.4). */
+const ATTR_VALUE = sql`${sql.identifier('attr')}.${sql.identifier('value')}`;
+export const roleAttributeFields = { id: { type: 'string' as const, sql: ATTR_VALUE } };
+
+/** Distinct role attributes of all identities, filtered, sorted and paged, with their total. */
+export async function listIdentityRoleAttributes(db: Db, q: ResolvedListQuery): Promise<{ values: string[]; total: number }> {
+  const each = sql`json_each(CASE WHEN json_valid(${identities.roleAttributes}) THEN ${identities.roleAttributes} ELSE '[]' END)`;
+  const source = sql`(SELECT DISTINCT ${sql.identifier('ra')}.${sql.identifier('value')} AS value FROM ${identities}, ${each} AS ${sql.identifier('ra')}) AS ${sql.identifier('attr')}`;
+  const where: SQL | undefined = q.where;
+  const [rows, total] = await Promise.all([
+    db
+      .select({ value: sql<string>`${ATTR_VALUE}` })
+      .from(source)
+      .where(where)
+      .orderBy(...q.orderBy)
+      .limit(q.limit ?? -1)
+      .offset(q.offset),
+    db.select({ n: sql<number>`count(*)` }).from(source).where(where),
+  ]);
+  return { values: rows.map((r) => r.value), total: Number(total[0]?.n ?? 0) };
+}

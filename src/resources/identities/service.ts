@@ -1,0 +1,117 @@
+import type { Deps } from '../../deps.js';
+import { findEntity, listRelated, resourceService, type ListResult } from '../../http/crud.js';
+import { fieldError, messageError, notFound } from '../../http/errors.js';
+import { listMeta, resolveListQuery } from '../../http/list-query.js';
+import type { QueryValues } from '../../http/validate.js';
+import { authenticatorEntity, authenticatorExtras, authenticatorsOfIdentity } from '../authenticators/repo.js';
+import { renderAuthenticator } from '../authenticators/mapper.js';
+import { extrasFromSelected, renderIdentity } from './mapper.js';
+import {
+  authPolicyExists,
+  disableIdentityRow,
+  enableIdentityRow,
+  identityCascade,
+  identityEntity,
+  identityExtras,
+  identityRoleFilter,
+  listIdentityRoleAttributes,
+  missingServiceIds,
+  roleAttributeFields,
+  type IdentityRow,
+} from './repo.js';
+
+/** API sessions whose last activity is before this are expired: they do not count for `hasApiSession`. */
+function liveSince(deps: Deps): number {
+  return deps.now() - deps.config.sessionTimeoutSeconds * 1000;
+}
+
+const ROUTER_TYPE = 'Router';
+
+/**
+ * The identity type on PUT/PATCH (reference §8.1): User, Device, Service and Default all mean Default;
+ * Router is refused for other identities, and router identities keep their type and name.
+ */
+function typeOnUpdate(values: Record<string, unknown>, existing: IdentityRow, requested: string | null | undefined): void {
+  if (existing.typeId === ROUTER_TYPE) {
+    if (requested && requested !== ROUTER_TYPE) throw fieldError('type', 'may not change type of router identities', requested);
+    if (values.name !== undefined && values.name !== existing.name) throw fieldError('name', 'may not change name of router identities', values.name);
+    return;
+  }
+  if (requested === ROUTER_TYPE) throw fieldError('type', 'may not change type to router', requested);
+  if (requested) values.typeId = 'Default';
+}
+
+/** Referenced entities must exist: the auth policy (404 like the controller's foreign key), hosting-map service ids. */
+async function checkReferences(deps: Deps, values: Record<string, unknown>): Promise<void> {
+  const policyId = values.authPolicyId as string | undefined;
+  if (policyId !== undefined && !(await authPolicyExists(deps.db, policyId))) throw notFound('authPolicy', policyId);
+  const serviceIds = new Set<string>();
+  for (const column of ['serviceHostingCosts', 'serviceHostingPrecedences']) {
+    if (typeof values[column] === 'string') for (const id of Object.keys(JSON.parse(values[column] as string))) serviceIds.add(id);
+  }
+  if (serviceIds.size > 0) {
+    const missing = await missingServiceIds(deps.db, [...serviceIds]);
+    if (missing.length > 0) throw notFound('service', missing[0]);
+  }
+}
+
+export const identityService = resourceService(identityEntity, {
+  extras: (deps) => identityExtras(liveSince(deps)),
+  render: (selected, deps) => renderIdentity(selected.row, extrasFromSelected(selected, selected.row.authPolicyId), deps.now()),
+  listWhere: (query, queries) => identityRoleFilter(queries.roleFilter, query.roleSemantic),
+  create: {
+    // The requested type is ignored: every identity created through the API is of type Default (§8.1).
+    // `enrollment` is accepted and not acted upon until enrolments exist (docs/api-conventions.md).
+    async check(deps, values) {
+      values.typeId = 'Default';
+      await checkReferences(deps, values);
+    },
+  },
+  update: {
+    async check(deps, values, existing, body: { type?: string | null }) {
+      typeOnUpdate(values, existing, body?.type);
+      await checkReferences(deps, values);
+    },
+  },
+  remove: {
+    check(_deps, existing) {
+      if (existing.isDefaultAdmin) throw messageError('ENTITY_CAN_NOT_BE_DELETED', `cannot delete the default admin identity (id=${existing.id})`);
+    },
+    cascade: (deps, existing) => identityCascade(deps.db, existing.id),
+  },
+});
+
+/**
+ * `POST /identities/{id}/disable`: disabled from now for `durationMinutes` (0 or less: until enabled);
+ * its API sessions end in the same batch.
+ */
+export async function disableIdentity(deps: Deps, id: string, durationMinutes: number): Promise<void> {
+  await findEntity(deps, identityEntity, id);
+  const now = deps.now();
+  await disableIdentityRow(deps.db, id, now, durationMinutes > 0 ? now + durationMinutes * 60_000 : null);
+}
+
+/** `POST /identities/{id}/enable`: clears the disabled period and the failed password attempts. */
+export async function enableIdentity(deps: Deps, id: string): Promise<void> {
+  await findEntity(deps, identityEntity, id);
+  await enableIdentityRow(deps.db, id, deps.now());
+}
+
+/**
+ * `GET /identity-role-attributes` (reference §3.4): distinct attributes ascending, filter on `id` only;
+ * only the filter's own `limit`/`skip`/`sort by` apply, so the whole list is returned by default.
+ */
+export async function listRoleAttributes(deps: Deps, query: QueryValues): Promise<ListResult> {
+  const q = resolveListQuery(query, roleAttributeFields, { filterPagingOnly: true });
+  const { values, total } = await listIdentityRoleAttributes(deps.db, q);
+  return { data: values, meta: listMeta(total, q.limit, q.offset, ['id']) };
+}
+
+/** `GET /identities/{id}/authenticators`: the authenticator list restricted to the identity. */
+export async function listIdentityAuthenticators(deps: Deps, id: string, query: QueryValues): Promise<ListResult> {
+  return listRelated(deps, authenticatorEntity, query, {
+    where: authenticatorsOfIdentity(id),
+    extras: authenticatorExtras(),
+    render: (r) => renderAuthenticator(r.row, r.identityName ?? ''),
+  });
+}

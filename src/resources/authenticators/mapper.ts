@@ -4,13 +4,13 @@ import { iso } from '../../lib/time.js';
 import type { AuthenticatorRow } from './repo.js';
 
 /** `authenticatorDetail` (links: self and the owning identity). The password hash is never rendered. */
-export function renderAuthenticator(a: AuthenticatorRow, identityName: string) {
+export function renderAuthenticator(a: AuthenticatorRow, identityName: string, selfLinks = links(`./authenticators/${a.id}`, { identities: `./identities/${a.identityId}` })) {
   const base = {
     id: a.id,
     createdAt: iso(a.createdAt),
     updatedAt: iso(a.updatedAt),
     tags: readJson(a.tags, {}),
-    _links: links(`./authenticators/${a.id}`, { identities: `./identities/${a.identityId}` }),
+    _links: selfLinks,
     method: a.method,
     identityId: a.identityId,
     identity: entityRef('identities', a.identityId, identityName),

@@ -65,3 +65,13 @@ export async function createNodeTestApp(env: Record<string, string> = {}, option
     },
   };
 }
+
+/** Records every reply (headers and body) a client receives, to prove no secret ever leaves the app. */
+export function recordReplies(client: TestClient, seen: string[]): void {
+  const request = client.request.bind(client);
+  client.request = async (path, options) => {
+    const reply = await request(path, options);
+    seen.push(JSON.stringify([...reply.headers]) + reply.text);
+    return reply;
+  };
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticators } from '../../src/db/schema/index.js';
 import { ADMIN_PASSWORD } from '../helpers/client.js';
-import { createNodeTestApp, type NodeTestApp } from '../helpers/node-app.js';
+import { createNodeTestApp, recordReplies, type NodeTestApp } from '../helpers/node-app.js';
 import { identitiesAuthSuite } from '../shared/identities-auth.suite.js';
 import { identitiesSuite } from '../shared/identities.suite.js';
 
@@ -10,12 +10,7 @@ let t: NodeTestApp;
 const seen: string[] = [];
 beforeAll(async () => {
   t = await createNodeTestApp();
-  const request = t.client.request.bind(t.client);
-  t.client.request = async (path, options) => {
-    const reply = await request(path, options);
-    seen.push(JSON.stringify([...reply.headers]) + reply.text);
-    return reply;
-  };
+  recordReplies(t.client, seen);
 });
 afterAll(() => t?.close());
 

@@ -7,7 +7,8 @@ import 'reflect-metadata';
 import { clientApi, managementApi } from '../src/apis.js';
 
 const report = [clientApi, managementApi].map((api) => {
-  const missing = api.operations.filter((o) => !api.handlers[o.operationId]);
+  const handled = api.handlers as Record<string, unknown>;
+  const missing = api.operations.filter((o) => !handled[o.operationId]);
   return {
     api: api.name,
     implemented: api.operations.length - missing.length,

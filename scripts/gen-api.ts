@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { accessFor } from '../src/http/access.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const specDir = process.env.OPENZITI_SPEC_DIR ?? resolve(root, '../shared/openziti-api');
@@ -94,9 +95,12 @@ function zodOf(schema: Json, defs: Json, discriminated: Map<string, string[]>): 
         const nullable = p['x-nullable'] === true;
         // Optional properties accept null too: PATCH bodies use null for "leave unchanged".
         if (!required.has(n)) f += '.nullish()';
+        else if (f === 'z.unknown()') f = 'PRESENT';
         else if (nullable) f += '.nullable()';
         return `${key(n)}: ${f}`;
       });
+      // Required names the definition does not declare (apiSessionDetail.cachedUpdatedAt): any value, but present.
+      for (const n of required) if (!(n in props)) fields.push(`${key(n)}: PRESENT`);
       out = `z.object({ ${fields.join(', ')} })`;
       if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
         out += `.catchall(${zodOf(schema.additionalProperties, defs, discriminated)})`;
@@ -107,6 +111,84 @@ function zodOf(schema: Json, defs: Json, discriminated: Map<string, string[]>): 
       out = 'z.unknown()';
   }
   return out;
+}
+
+/** `identityDetail` -> `IdentityDetail`: the TypeScript type name of a definition. */
+function typeName(name: string): string {
+  const id = ident(name);
+  return id[0] === '_' ? id : id[0].toUpperCase() + id.slice(1);
+}
+
+/**
+ * Translates one swagger schema into a TypeScript type, with the same reading as `zodOf`: optional
+ * properties are `?: T | null` (PATCH bodies use null for "leave unchanged"), required `x-nullable` ones
+ * `T | null`, a bare `type: object` is any JSON value.
+ */
+function tsOf(schema: Json): string {
+  if (schema.$ref) return typeName(refName(schema.$ref));
+  if (schema.allOf) {
+    const parts = (schema.allOf as Json[]).map((s) => tsOf(s));
+    return parts.length === 1 ? parts[0] : parts.map((p) => `(${p})`).join(' & ');
+  }
+  const type = schema.type ?? (schema.properties ? 'object' : undefined);
+  switch (type) {
+    case 'string':
+      return schema.enum ? (schema.enum as string[]).map((v) => JSON.stringify(v)).join(' | ') : 'string';
+    case 'integer':
+    case 'number':
+      return schema.enum ? (schema.enum as number[]).map((v) => String(v)).join(' | ') : 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'array':
+      return `Array<${schema.items ? tsOf(schema.items) : 'unknown'}>`;
+    case 'object': {
+      const props = (schema.properties ?? {}) as Json;
+      const required = new Set<string>(schema.required ?? []);
+      const names = Object.keys(props);
+      const ap = schema.additionalProperties;
+      if (names.length === 0) {
+        if (ap === undefined && !schema.properties) return 'unknown';
+        return ap && typeof ap === 'object' ? `Record<string, ${tsOf(ap)}>` : 'Record<string, unknown>';
+      }
+      const undeclared = [...required].filter((n) => !(n in props)).map((n) => `${key(n)}: unknown`);
+      const fields = names.map((n) => {
+        const p = props[n] as Json;
+        const t = tsOf(p);
+        if (!required.has(n)) return `${key(n)}?: ${t} | null`;
+        return p['x-nullable'] === true ? `${key(n)}: ${t} | null` : `${key(n)}: ${t}`;
+      });
+      fields.push(...undeclared);
+      if (ap && typeof ap === 'object') fields.push('[key: string]: unknown');
+      return `{ ${fields.join('; ')} }`;
+    }
+    default:
+      return 'unknown';
+  }
+}
+
+/** The TypeScript type of a non-body parameter's value, as `validateParams` hands it over. */
+function paramTs(p: ParamOut): string {
+  let t = p.type === 'integer' || p.type === 'number' ? 'number' : p.type === 'boolean' ? 'boolean' : 'string';
+  if (p.enum && t === 'string') t = (p.enum as string[]).map((v) => JSON.stringify(v)).join(' | ');
+  return p.array ? `Array<${t}>` : t;
+}
+
+function paramGroupTs(params: ParamOut[]): string {
+  if (params.length === 0) return 'Record<never, never>';
+  return `{ ${params.map((p) => `${key(p.name)}${p.required ? '' : '?'}: ${paramTs(p)}`).join('; ')} }`;
+}
+
+function bodyTs(params: ParamOut[]): string {
+  const b = params.find((p) => p.in === 'body');
+  if (!b || !b.schema || b.schema === '$string') return 'undefined';
+  const t = b.schema.startsWith('$array:') ? `Array<${typeName(b.schema.slice(7))}>` : typeName(b.schema);
+  return b.required ? t : `${t} | undefined`;
+}
+
+function responseTs(name: string | null): string {
+  if (name === null) return 'null';
+  if (name === 'string' || name === 'integer' || name === 'boolean' || name === 'number') return name === 'integer' ? 'number' : name;
+  return typeName(name);
 }
 
 function synthesizedId(method: string, path: string): string {
@@ -162,6 +244,8 @@ function generate(api: 'client' | 'management') {
     "import { z } from 'zod';",
     '',
     'const DATE_TIME = /^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?([Zz]|[+-]\\d{2}:?\\d{2})$/;',
+    '/** A required property of any value: it must be there (z.unknown() alone would accept it missing). */',
+    'const PRESENT = z.unknown().refine((v) => v !== undefined, "is required");',
     '',
     ...schemaLines,
     '',
@@ -203,12 +287,15 @@ function generate(api: 'client' | 'management') {
         const s = (r as Json).schema as Json | undefined;
         responses[status] = s?.$ref ? refName(s.$ref) : s?.type ?? null;
       }
+      // DELETE /current-api-session has no operationId in the specification; name it like its siblings.
+      const operationId = op.operationId ?? synthesizedId(method, path);
+      const anonymous = security.length === 0;
       ops.push({
-        // DELETE /current-api-session has no operationId in the specification; name it like its siblings.
-        operationId: op.operationId ?? synthesizedId(method, path),
+        operationId,
         method: method.toUpperCase(),
         path,
-        anonymous: security.length === 0,
+        anonymous,
+        access: accessFor(api, { operationId, path, anonymous }),
         ...(op.consumes ? { consumes: op.consumes } : {}),
         ...(op.produces ? { produces: op.produces } : {}),
         params,
@@ -231,16 +318,55 @@ function generate(api: 'client' | 'management') {
     '',
   ].join('\n');
 
-  return { schemaFile, opsFile, count: ops.length };
+  const typeNames = new Map<string, string>();
+  for (const name of Object.keys(defs)) {
+    const t = typeName(name);
+    if (typeNames.has(t)) throw new Error(`definitions ${typeNames.get(t)} and ${name} map to one type name ${t}`);
+    typeNames.set(t, name);
+  }
+  const typeLines = Object.keys(defs)
+    .sort()
+    .map((name) => `export type ${typeName(name)} = ${tsOf(defs[name])};`);
+  const opTypeLines = ops.map((o) => {
+    const params = o.params as ParamOut[];
+    const responses = Object.entries(o.responses as Record<string, string | null>)
+      .map(([status, name]) => `${status}: ${responseTs(name)}`)
+      .join('; ');
+    return [
+      `  ${key(o.operationId)}: {`,
+      `    access: ${JSON.stringify(o.access)};`,
+      `    path: ${paramGroupTs(params.filter((p) => p.in === 'path'))};`,
+      `    query: ${paramGroupTs(params.filter((p) => p.in === 'query'))};`,
+      `    headers: ${paramGroupTs(params.filter((p) => p.in === 'header'))};`,
+      `    body: ${bodyTs(params)};`,
+      `    responses: { ${responses} };`,
+      '  };',
+    ].join('\n');
+  });
+  const typesFile = [
+    '// Generated by scripts/gen-api.ts from the OpenZiti edge-api specification. Do not edit.',
+    '/* eslint-disable */',
+    '',
+    ...typeLines,
+    '',
+    '/** Every operation by operationId: who may call it, its typed input and its responses by status. */',
+    `export interface ${api[0].toUpperCase()}${api.slice(1)}Operations {`,
+    ...opTypeLines,
+    '}',
+    '',
+  ].join('\n');
+
+  return { schemaFile, opsFile, typesFile, count: ops.length };
 }
 
 mkdirSync(outDir, { recursive: true });
 let drift = false;
 for (const api of ['client', 'management'] as const) {
-  const { schemaFile, opsFile, count } = generate(api);
+  const { schemaFile, opsFile, typesFile, count } = generate(api);
   for (const [file, text] of [
     [`${api}-schemas.ts`, schemaFile],
     [`${api}-operations.ts`, opsFile],
+    [`${api}-types.ts`, typesFile],
   ] as const) {
     const target = join(outDir, file);
     if (check) {

@@ -2,6 +2,7 @@ import * as clientOps from './generated/client-operations.js';
 import * as clientSchemas from './generated/client-schemas.js';
 import * as managementOps from './generated/management-operations.js';
 import * as managementSchemas from './generated/management-schemas.js';
+import { mergeHandlers, type ClientOperations, type ManagementOperations } from './http/handler.js';
 import type { ApiDefinition } from './http/register.js';
 import { apiSessionHandlers } from './resources/api-sessions/handlers.js';
 import { authenticateHandlers } from './resources/authenticate/handlers.js';
@@ -13,26 +14,17 @@ import { discoveryHandlers } from './resources/discovery/handlers.js';
 import { identityHandlers } from './resources/identities/handlers.js';
 import { identityTypeHandlers } from './resources/identity-types/handlers.js';
 
-/** Operations both APIs share, implemented once. */
-const shared = {
-  ...authenticateHandlers,
-  ...currentApiSessionHandlers,
-  ...currentIdentityHandlers,
-};
-
 /**
- * Both APIs: the generated operation tables with the handlers implemented so far. An operation that
- * shares an operationId across the APIs is implemented once and listed in both maps.
+ * Both APIs: the generated operation tables with the handlers implemented so far. Operations both APIs
+ * share (same operationId) are implemented once and listed in both. An operationId handled twice in one
+ * API, or one the specification does not have, does not compile.
  */
 export const clientApi: ApiDefinition = {
   name: 'client',
   basePath: clientOps.basePath,
   operations: clientOps.operations,
   schemas: clientSchemas,
-  handlers: {
-    ...discoveryHandlers.client,
-    ...shared,
-  },
+  handlers: mergeHandlers<ClientOperations>()(discoveryHandlers.client, authenticateHandlers, currentApiSessionHandlers, currentIdentityHandlers),
 };
 
 export const managementApi: ApiDefinition = {
@@ -40,13 +32,15 @@ export const managementApi: ApiDefinition = {
   basePath: managementOps.basePath,
   operations: managementOps.operations,
   schemas: managementSchemas,
-  handlers: {
-    ...discoveryHandlers.management,
-    ...shared,
-    ...apiSessionHandlers,
-    ...identityHandlers,
-    ...identityTypeHandlers,
-    ...authenticatorHandlers,
-    ...authPolicyHandlers,
-  },
+  handlers: mergeHandlers<ManagementOperations>()(
+    discoveryHandlers.management,
+    authenticateHandlers,
+    currentApiSessionHandlers,
+    currentIdentityHandlers,
+    apiSessionHandlers,
+    identityHandlers,
+    identityTypeHandlers,
+    authenticatorHandlers,
+    authPolicyHandlers,
+  ),
 };

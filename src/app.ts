@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Runtime } from './deps.js';
-import { ApiError } from './http/errors.js';
+import { ApiError } from './errors.js';
 import { errorResponse } from './http/envelope.js';
 import { registerApi } from './http/register.js';
 import { canonicalPath, pathOf } from './http/paths.js';

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import type { RequestSession } from './http/session.js';
 import type { Db } from './db/client.js';
 import type { Pki } from './pki/types.js';
 
@@ -16,6 +17,21 @@ export interface Deps {
   log: Logger;
   /** Current time in Unix milliseconds; injectable so that tests can move the clock. */
   now(): number;
+}
+
+/**
+ * What a service receives for one request, built by the router: the dependencies, the caller, the request id,
+ * the client's address and a way to run work after the response. Services never see the HTTP framework.
+ */
+export interface ServiceContext {
+  deps: Deps;
+  /** The caller, when the request carried a valid `zt-session`. */
+  caller: RequestSession | undefined;
+  requestId: string;
+  /** The caller's network address (computed on first use: only throttling and new sessions need it). */
+  clientAddress(): string;
+  /** Runs work after the response without delaying it. */
+  defer(promise: Promise<unknown>): void;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { AuthQueryDetail } from '../generated/management-types.js';
 import type { ApiSessionRow, AuthPolicyRow } from '../http/session.js';
 
 type PolicyQueries = Pick<AuthPolicyRow, 'requireTotp' | 'requireExtJwtSigner'> | null;
@@ -29,8 +30,8 @@ export function isMfaOutstanding(apiSession: SessionMfa, policy: PolicyQueries):
  * honest answer to a requirement that cannot be checked yet. Signers cannot be read yet either, so the
  * query has the shape the reference gives for an unreadable signer (typeId, provider, scopes: null).
  */
-export function authQueries(apiSession: SessionMfa, policy: PolicyQueries): Record<string, unknown>[] {
-  const queries: Record<string, unknown>[] = [];
+export function authQueries(apiSession: SessionMfa, policy: PolicyQueries): AuthQueryDetail[] {
+  const queries: AuthQueryDetail[] = [];
   if (isMfaOutstanding(apiSession, policy)) queries.push({ ...MFA_QUERY });
   if (policy?.requireExtJwtSigner) queries.push({ typeId: 'EXT-JWT', provider: 'url', scopes: null });
   return queries;

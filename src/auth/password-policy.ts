@@ -1,4 +1,4 @@
-import { fieldError, type ApiError } from '../http/errors.js';
+import { fieldError, type ApiError } from '../errors.js';
 import type { AuthPolicyRow } from '../http/session.js';
 
 /**

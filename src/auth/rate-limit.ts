@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 
 /**
  * Bounds the number of logins in flight on one instance. Password hashing is the most expensive thing

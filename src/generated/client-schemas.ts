@@ -2,6 +2,8 @@
 import { z } from 'zod';
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$/;
+/** A required property of any value: it must be there (z.unknown() alone would accept it missing). */
+const PRESENT = z.unknown().refine((v) => v !== undefined, "is required");
 
 export const apiAddress: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ url: z.string().nullish(), version: z.string().nullish() }));
 export const apiAddressArray: z.ZodType = /* @__PURE__ */ z.lazy(() => z.array(apiAddress));
@@ -11,7 +13,7 @@ export const apiErrorArgs: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ u
 export const apiErrorCause: z.ZodType = /* @__PURE__ */ z.lazy(() => z.intersection(apiFieldError, apiError));
 export const apiErrorEnvelope: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ error: apiError, meta: meta }));
 export const apiFieldError: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ field: z.string().nullish(), reason: z.string().nullish(), value: z.unknown().nullish() }));
-export const apiSessionDetail: z.ZodType = /* @__PURE__ */ z.lazy(() => z.intersection(baseEntity, z.object({ authQueries: authQueryList, authenticatorId: z.string(), cachedLastActivityAt: z.string().regex(DATE_TIME, "must be a date-time").nullish(), configTypes: z.array(z.string()), identity: entityRef, identityId: z.string(), improperClientCertChain: z.boolean().nullish(), ipAddress: z.string(), isCertExtendRequested: z.boolean().nullish(), isCertExtendable: z.boolean(), isCertKeyRollRequested: z.boolean().nullish(), isMfaComplete: z.boolean(), isMfaRequired: z.boolean(), lastActivityAt: z.string().regex(DATE_TIME, "must be a date-time").nullish(), token: z.string() })));
+export const apiSessionDetail: z.ZodType = /* @__PURE__ */ z.lazy(() => z.intersection(baseEntity, z.object({ authQueries: authQueryList, authenticatorId: z.string(), cachedLastActivityAt: z.string().regex(DATE_TIME, "must be a date-time").nullish(), configTypes: z.array(z.string()), identity: entityRef, identityId: z.string(), improperClientCertChain: z.boolean().nullish(), ipAddress: z.string(), isCertExtendRequested: z.boolean().nullish(), isCertExtendable: z.boolean(), isCertKeyRollRequested: z.boolean().nullish(), isMfaComplete: z.boolean(), isMfaRequired: z.boolean(), lastActivityAt: z.string().regex(DATE_TIME, "must be a date-time").nullish(), token: z.string(), cachedUpdatedAt: PRESENT })));
 export const apiVersion: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ apiBaseUrls: z.array(z.string()).nullish(), path: z.string(), version: z.string().nullish() }));
 export const attributes: z.ZodType = /* @__PURE__ */ z.lazy(() => z.array(z.string()));
 export const authQueryDetail: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ clientId: z.string().nullish(), format: mfaFormats.nullish(), httpMethod: z.string().nullish(), httpUrl: z.string().nullish(), id: z.string().nullish(), maxLength: z.number().int().nullish(), minLength: z.number().int().nullish(), provider: mfaProviders, scopes: z.array(z.string()).nullish(), typeId: authQueryType.nullish() }));
@@ -57,7 +59,7 @@ export const detailSpecBodyEnvelope: z.ZodType = /* @__PURE__ */ z.lazy(() => z.
 export const detailSpecEnvelope: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ data: specDetail, meta: meta }));
 export const dialBind: z.ZodType = /* @__PURE__ */ z.lazy(() => z.enum(["Dial","Bind","Invalid"]));
 export const dialBindArray: z.ZodType = /* @__PURE__ */ z.lazy(() => z.array(dialBind));
-export const empty: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ data: z.unknown(), meta: meta }));
+export const empty: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ data: PRESENT, meta: meta }));
 export const enrollmentCerts: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ ca: z.string().nullish(), cert: z.string().nullish(), serverCert: z.string().nullish() }));
 export const enrollmentCertsEnvelope: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ data: enrollmentCerts.nullish(), meta: meta.nullish() }));
 export const entityRef: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ _links: links.nullish(), entity: z.string().nullish(), id: z.string().nullish(), name: z.string().nullish() }));
@@ -116,7 +118,7 @@ export const postureResponseEndpointStateCreate: z.ZodType = /* @__PURE__ */ z.l
 export const postureResponseEnvelope: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ data: postureResponse, meta: meta }));
 export const postureResponseMacAddressCreate: z.ZodType = /* @__PURE__ */ z.lazy(() => z.intersection(postureResponseCreate, z.object({ macAddresses: z.array(z.string()) })));
 export const postureResponseOperatingSystemCreate: z.ZodType = /* @__PURE__ */ z.lazy(() => z.intersection(postureResponseCreate, z.object({ build: z.string().nullish(), type: z.string(), version: z.string() })));
-export const postureResponseProcessCreate: z.ZodType = /* @__PURE__ */ z.lazy(() => z.intersection(postureResponseCreate, z.object({ hash: z.string().nullish(), isRunning: z.boolean().nullish(), path: z.string().nullish(), signerFingerprints: z.array(z.string()).nullish() })));
+export const postureResponseProcessCreate: z.ZodType = /* @__PURE__ */ z.lazy(() => z.intersection(postureResponseCreate, z.object({ hash: z.string().nullish(), isRunning: z.boolean().nullish(), path: z.string().nullish(), signerFingerprints: z.array(z.string()).nullish(), process: PRESENT })));
 export const postureResponseService: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ id: z.string(), name: z.string(), postureQueryType: z.string(), timeout: z.number().int(), timeoutRemaining: z.number().int() }));
 export const protocol: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ address: z.string() }));
 export const routerExtendEnrollmentRequest: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ certCsr: z.string(), serverCertCsr: z.string() }));

@@ -1,4 +1,4 @@
-import { ApiError, type ErrorCause } from './errors.js';
+import { ApiError, type ErrorCause } from '../errors.js';
 
 /** The `meta` every error envelope carries. */
 export const ERROR_META = { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' } as const;
@@ -34,21 +34,3 @@ export function errorResponse(error: ApiError, requestId: string): Response {
   return json({ error: body, meta: ERROR_META }, error.status);
 }
 
-export interface Link {
-  href: string;
-}
-export type Links = Record<string, Link>;
-
-/** Builds `_links` from relative paths: links('./identities/x', {sessions: 'sessions'}) nests under self. */
-export function links(self: string, nested: Record<string, string> = {}): Links {
-  const out: Links = { self: { href: self } };
-  for (const [name, target] of Object.entries(nested)) {
-    out[name] = { href: target.startsWith('./') ? target : `${self}/${target}` };
-  }
-  return out;
-}
-
-/** An entityRef: `{_links, entity, id, name}`. */
-export function entityRef(entity: string, id: string, name: string, nested?: Record<string, string>) {
-  return { _links: links(`./${entity}/${id}`, nested), entity, id, name };
-}

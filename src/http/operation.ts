@@ -1,3 +1,5 @@
+import type { Access } from './access.js';
+
 /** One parameter of a spec operation, as the generator extracts it. */
 export interface ParamSpec {
   name: string;
@@ -20,6 +22,8 @@ export interface OperationSpec {
   path: string;
   /** The spec declares no security requirement. */
   anonymous: boolean;
+  /** Who may call it: the project's access rule (src/http/access.ts), applied by the generator. */
+  access: Access;
   consumes?: string[];
   produces?: string[];
   params: ParamSpec[];

@@ -1,9 +1,12 @@
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
-import type { Runtime } from '../deps.js';
-import { accessFor, type Access, type ApiName } from './access.js';
-import { ApiError, messageError } from './errors.js';
-import type { Handler, HandlerMap, OpContext } from './handler.js';
+import { clientAddress } from '../auth/client-address.js';
+import type { ListQueryParams } from '../crud/list-query.js';
+import type { Runtime, ServiceContext } from '../deps.js';
+import type { Access, ApiName } from './access.js';
+import { created, empty, ok } from './envelope.js';
+import { ApiError, messageError } from '../errors.js';
+import type { HandlerMap, OperationTypes, OpContext, Replies, Reply } from './handler.js';
 import type { OperationSpec } from './operation.js';
 import { loadSession, type RequestSession } from './session.js';
 import { MAX_BODY_BYTES, mediaType, parseJsonBody, readBodyCapped, validateParams, zodIssueToError } from './validate.js';
@@ -13,8 +16,20 @@ export interface ApiDefinition {
   basePath: string;
   operations: readonly OperationSpec[];
   schemas: Record<string, unknown>;
-  handlers: HandlerMap;
+  handlers: HandlerMap<unknown>;
 }
+
+/** Handlers as the router calls them: the per-operation types are a compile-time contract only. */
+type AnyHandler = (ctx: OpContext<OperationTypes>) => Reply | Promise<Reply>;
+
+/** The reply helpers; typed per operation by `Replies<Op>`, one object at run time. */
+const REPLIES: Replies<any> = {
+  ok: (data, meta) => ok(data, meta) as Reply,
+  list: (result) => ok(result.data, result.meta as unknown as Record<string, unknown>) as Reply,
+  created: (id, entity) => created(id, `./${entity.collection}/${id}`) as Reply,
+  empty: () => empty() as Reply,
+  raw: (response) => response as Reply,
+};
 
 /** `/identities/{id}` -> `/identities/:id` */
 export function honoPath(basePath: string, specPath: string): string {
@@ -37,8 +52,8 @@ export function registerApi(app: Hono, api: ApiDefinition, runtime: Runtime): vo
   for (const op of api.operations) {
     const path = honoPath(api.basePath, op.path);
     paths.add(path);
-    const access = accessFor(api.name, op);
-    const handler = api.handlers[op.operationId];
+    const access = op.access;
+    const handler = (api.handlers as Record<string, AnyHandler | undefined>)[op.operationId];
     const body = bodyParam(op, api.schemas);
     app.on(op.method, path, (c) => run(c, api.name, op, access, handler, body, runtime));
   }
@@ -80,7 +95,7 @@ async function run(
   api: ApiName,
   op: OperationSpec,
   access: Access,
-  handler: Handler | undefined,
+  handler: AnyHandler | undefined,
   bodySpec: BodySpec | undefined,
   runtime: Runtime,
 ): Promise<Response> {
@@ -99,7 +114,8 @@ async function run(
   }
 
   const url = new URL(c.req.url);
-  const { query, queries } = validateParams(op, url, c.req.param() as Record<string, string>, (n) => c.req.header(n));
+  const params = c.req.param() as Record<string, string>;
+  const { query, headers } = validateParams(op, url, params, (n) => c.req.header(n));
 
   let body: unknown;
   let rawBody: Uint8Array = EMPTY;
@@ -112,28 +128,47 @@ async function run(
   // Input is validated even for operations not implemented yet, so bad input is always a 4xx.
   if (!handler) throw new ApiError('NOT_IMPLEMENTED', { code: 'NOT_IMPLEMENTED', message: `operation ${op.operationId} is not implemented` });
 
-  const ctx: OpContext = {
-    c,
+  let address: string | undefined;
+  const svc: ServiceContext = {
+    deps,
+    caller: session,
+    requestId,
+    clientAddress: () => (address ??= clientAddress(c)),
+    defer,
+  };
+  const ctx = {
     api,
     op,
     deps,
     requestId,
-    params: c.req.param() as Record<string, string>,
+    params,
     query,
-    queries,
+    list: listParams(url.searchParams),
+    headers,
     body,
     rawBody,
-    session,
-    caller: session as RequestSession,
+    svc,
+    caller: session,
     clientCertificate: () => runtime.clientCertificate(c.req.raw, c.env),
     defer,
-  };
+    reply: REPLIES,
+  } as OpContext<OperationTypes>;
   const response = await handler(ctx);
   if (session && !response.headers.has('expiration-seconds')) {
     response.headers.set('expiration-seconds', String(deps.config.sessionTimeoutSeconds));
     response.headers.set('expires-at', new Date(session.expiresAt).toISOString());
   }
   return response;
+}
+
+/** The list parameters, first value of each, as the list machinery reads them. */
+function listParams(search: URLSearchParams): ListQueryParams {
+  const out: ListQueryParams = {};
+  for (const name of ['filter', 'limit', 'offset', 'sort'] as const) {
+    const v = search.get(name);
+    if (v !== null) out[name] = v;
+  }
+  return out;
 }
 
 function parseBody(op: OperationSpec, spec: BodySpec, raw: Uint8Array, contentType: string | undefined): unknown {

@@ -39,7 +39,7 @@ export interface RequestSession {
   identity: SessionIdentity;
   authPolicy: SessionPolicy;
   /** Outstanding auth queries (MFA, secondary ext-jwt); empty when fully authenticated. */
-  authQueries: Record<string, unknown>[];
+  authQueries: ReturnType<typeof authQueries>;
   /** No auth query outstanding. */
   fullyAuthenticated: boolean;
   /**

@@ -1,55 +1,62 @@
 import type { z } from 'zod';
-import { ApiError, causeValue } from './errors.js';
+import { ApiError, causeValue } from '../errors.js';
 import type { OperationSpec, ParamSpec } from './operation.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export type QueryValues = Record<string, string | undefined>;
-export type QueryLists = Record<string, string[]>;
+/** Query parameters as handlers get them: converted to the spec's types, repeatable ones as arrays. */
+export type QueryValues = Record<string, unknown>;
 
 function validationError(field: string, reason: string, value: unknown, status = 400): ApiError {
   return new ApiError('COULD_NOT_VALIDATE', { field, reason, value: causeValue(value) }, status);
 }
 
-/** Checks the query, path and header parameters of an operation (types, enums, required). */
+/**
+ * Checks the query, path and header parameters of an operation (types, enums, required) and returns the
+ * declared query and header parameters converted to their types (integer and number → number, boolean →
+ * boolean, repeatable → array). Undeclared query parameters are ignored, as the controller does.
+ */
 export function validateParams(
   op: OperationSpec,
   url: URL,
   pathParams: Record<string, string>,
   header: (name: string) => string | undefined,
-): { query: QueryValues; queries: QueryLists } {
+): { query: QueryValues; headers: Record<string, string> } {
   const query: QueryValues = {};
-  const queries: QueryLists = {};
-  for (const [k, v] of url.searchParams) {
-    if (!(k in query)) query[k] = v;
-    (queries[k] ??= []).push(v);
-  }
+  const headers: Record<string, string> = {};
   for (const p of op.params) {
     if (p.in === 'body') continue;
     const values =
-      p.in === 'query' ? (queries[p.name] ?? []) : p.in === 'path' ? [pathParams[p.name]].filter((v) => v !== undefined) : [header(p.name)].filter((v): v is string => v !== undefined);
+      p.in === 'query' ? url.searchParams.getAll(p.name) : p.in === 'path' ? [pathParams[p.name]].filter((v) => v !== undefined) : [header(p.name)].filter((v): v is string => v !== undefined);
     if (values.length === 0) {
       if (p.required) throw validationError(p.name, `${p.name} in ${p.in} is required`, undefined);
       continue;
     }
-    for (const value of p.array ? values : values.slice(0, 1)) checkParamValue(p, value);
+    const checked = (p.array ? values : values.slice(0, 1)).map((value) => checkParamValue(p, value));
+    if (p.in === 'query') query[p.name] = p.array ? checked : checked[0];
+    else if (p.in === 'header') headers[p.name] = values[0];
   }
-  return { query, queries };
+  return { query, headers };
 }
 
-function checkParamValue(p: ParamSpec, value: string) {
-  if (p.type === 'integer' && !/^-?\d{1,15}$/.test(value)) {
-    throw validationError(p.name, `${p.name} in ${p.in} must be of type integer: "string"`, value);
-  }
-  if (p.type === 'number' && (value.trim() === '' || Number.isNaN(Number(value)))) {
-    throw validationError(p.name, `${p.name} in ${p.in} must be of type number: "string"`, value);
-  }
-  if (p.type === 'boolean' && value !== 'true' && value !== 'false') {
-    throw validationError(p.name, `${p.name} in ${p.in} must be of type boolean: "string"`, value);
-  }
+/** A parameter value converted to its declared type; 400 when it is not of that type or not in its enum. */
+function checkParamValue(p: ParamSpec, value: string): unknown {
   if (p.enum && !p.enum.includes(value)) {
     throw validationError(p.name, `${p.name} in ${p.in} should be one of [${p.enum.join(' ')}]`, value);
   }
+  if (p.type === 'integer') {
+    if (!/^-?\d{1,15}$/.test(value)) throw validationError(p.name, `${p.name} in ${p.in} must be of type integer: "string"`, value);
+    return Number(value);
+  }
+  if (p.type === 'number') {
+    if (value.trim() === '' || Number.isNaN(Number(value))) throw validationError(p.name, `${p.name} in ${p.in} must be of type number: "string"`, value);
+    return Number(value);
+  }
+  if (p.type === 'boolean') {
+    if (value !== 'true' && value !== 'false') throw validationError(p.name, `${p.name} in ${p.in} must be of type boolean: "string"`, value);
+    return value === 'true';
+  }
+  return value;
 }
 
 /** Reads a request body, refusing more than MAX_BODY_BYTES before buffering it all. */

@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { sha1Hex } from '../lib/encoding.js';
 import { randomSerial } from './bootstrap.js';
 import type { CertAndKey, CertificateProfile, IssuedCertificate } from './types.js';

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueViolation, validateMap, validateRoleAttributes, writeValues, type Props } from '../../src/http/crud.js';
-import { ApiError } from '../../src/http/errors.js';
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { encodeValues, validateMap, validateRoleAttributes, writeValues, type Props } from '../../src/crud/props.js';
+import { uniqueViolation } from '../../src/crud/repo.js';
+import { ApiError } from '../../src/errors.js';
 import { createNodeTestApp, type NodeTestApp } from '../helpers/node-app.js';
 import { crudSuite } from '../shared/crud.suite.js';
 
@@ -22,7 +24,19 @@ function thrown(fn: () => unknown): ApiError {
   throw new Error('did not throw');
 }
 
-const props: Props = {
+/** A table of every property kind, for the property engine alone. */
+const table = sqliteTable('kinds', {
+  name: text('name').notNull(),
+  tags: text('tags').notNull(),
+  roleAttributes: text('role_attributes').notNull(),
+  externalId: text('external_id'),
+  isAdmin: integer('is_admin', { mode: 'boolean' }).notNull(),
+  cost: integer('cost').notNull(),
+  deep: text('deep').notNull(),
+  schema: text('schema').notNull(),
+});
+
+const props = {
   name: { column: 'name', kind: 'name' },
   tags: { column: 'tags', kind: 'map' },
   roleAttributes: { column: 'roleAttributes', kind: 'attributes' },
@@ -30,18 +44,36 @@ const props: Props = {
   isAdmin: { column: 'isAdmin', kind: 'bool' },
   cost: { column: 'cost', kind: 'int', convert: (n: number) => Math.max(n, 1) },
   'a.b.c': { column: 'deep', kind: 'string', zero: 'z' },
-};
+  schema: { column: 'schema', kind: 'object' },
+} satisfies Props<typeof table>;
+
+/** The stored form, as the engine writes it. */
+const stored = (body: unknown, mode: 'create' | 'update' | 'patch') => encodeValues(props, writeValues(props, body, mode));
 
 describe('writeValues', () => {
   it('create and PUT write every property, absent ones as zero values (converted)', () => {
-    expect(writeValues(props, { name: 'n' }, 'update')).toEqual({ name: 'n', tags: '{}', roleAttributes: '[]', externalId: null, isAdmin: false, cost: 1, deep: 'z' });
-    expect(writeValues(props, { name: 'n', a: { b: { c: 'x' } }, roleAttributes: ['b', 'a', 'b'], cost: 5 }, 'create')).toMatchObject({ deep: 'x', roleAttributes: '["a","b"]', cost: 5 });
+    expect(stored({ name: 'n' }, 'update')).toEqual({ name: 'n', tags: '{}', roleAttributes: '[]', externalId: null, isAdmin: false, cost: 1, deep: 'z', schema: '{}' });
+    expect(stored({ name: 'n', a: { b: { c: 'x' } }, roleAttributes: ['b', 'a', 'b'], cost: 5 }, 'create')).toMatchObject({ deep: 'x', roleAttributes: '["a","b"]', cost: 5 });
   });
 
   it('PATCH writes present, non-null properties only; maps only with keys; empty lists clear', () => {
-    expect(writeValues(props, { name: null, tags: {}, roleAttributes: [], externalId: '  ', a: { b: null } }, 'patch')).toEqual({ roleAttributes: '[]', externalId: null });
-    expect(writeValues(props, { tags: { k: 1 }, a: { b: { c: 'y' } }, unknown: 1 }, 'patch')).toEqual({ tags: '{"k":1}', deep: 'y' });
-    expect(writeValues(props, {}, 'patch')).toEqual({});
+    expect(stored({ name: null, tags: {}, roleAttributes: [], externalId: '  ', a: { b: null } }, 'patch')).toEqual({ roleAttributes: '[]', externalId: null });
+    expect(stored({ tags: { k: 1 }, a: { b: { c: 'y' } }, unknown: 1 }, 'patch')).toEqual({ tags: '{"k":1}', deep: 'y' });
+    expect(stored({}, 'patch')).toEqual({});
+  });
+
+  it('hands hooks decoded values: maps and objects as objects, role attributes as a sorted list', () => {
+    const values = writeValues(props, { name: 'n', tags: { k: 'v' }, roleAttributes: ['b', 'a'], schema: { type: 'object' } }, 'create');
+    expect(values).toMatchObject({ tags: { k: 'v' }, roleAttributes: ['a', 'b'], schema: { type: 'object' } });
+  });
+
+  it('keeps nested objects whole, leaves them alone on PATCH with {} or null, and refuses non-objects (§2.7)', () => {
+    const schema = { type: 'object', properties: { port: { type: 'integer', minimum: 1 } }, required: ['port'] };
+    expect(stored({ name: 'n', schema }, 'create').schema).toBe(JSON.stringify(schema));
+    expect(stored({ schema: {} }, 'patch')).toEqual({});
+    expect(stored({ schema: null }, 'patch')).toEqual({});
+    expect(stored({ schema: { a: { b: [1, { c: 2 }] } } }, 'patch')).toEqual({ schema: '{"a":{"b":[1,{"c":2}]}}' });
+    expect(thrown(() => writeValues(props, { schema: [1] }, 'patch')).causeDetail).toMatchObject({ field: 'schema', reason: 'schema must be an object' });
   });
 
   it('refuses an empty name on every mode', () => {

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openNodeStore } from '../../src/node.js';
 import { loadOrCreatePki } from '../../src/pki/bootstrap.js';
 import { x509 } from '../../src/pki/x509.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ziti-pki-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/client.js';
-import { writeBatch } from '../../src/http/crud.js';
-import { ApiError } from '../../src/http/errors.js';
-import { identityEntity } from '../../src/resources/identities/repo.js';
+import { entityRepo, writeBatch } from '../../src/crud/repo.js';
+import { ApiError } from '../../src/errors.js';
+import { identityEntity } from '../../src/resources/identities/entity.js';
 import type { TestClient } from '../helpers/client.js';
 import { adminApi, uniqueName } from './identities.suite.js';
 
@@ -19,7 +19,7 @@ export function crudSuite(client: () => TestClient, db: () => Db) {
       await admin.createIdentity({ name });
       const now = Date.now();
       const row = { id: identityEntity.newId(), name, createdAt: now, updatedAt: now, tags: '{}' };
-      const error = await writeBatch(db(), [identityEntity.repo.insert(db(), row)], [{ table: identityEntity.table, columns: identityEntity.unique!, values: row }]).then(
+      const error = await writeBatch(db(), [entityRepo(identityEntity.table).insert(db(), row)], [{ table: identityEntity.table, columns: identityEntity.unique!, values: row }]).then(
         () => undefined,
         (e: unknown) => e,
       );

@@ -1,4 +1,4 @@
-import { ApiError, messageError } from '../../http/errors.js';
+import { ApiError, messageError } from '../../errors.js';
 import { isDisabled } from '../../http/session.js';
 import { clearFailuresOnSuccess, countPasswordFailure } from '../lockout.js';
 import { DUMMY_HASH, verifyPassword } from '../password.js';
@@ -12,10 +12,10 @@ import type { AuthAttempt, AuthMethod, PrimaryAuthResult } from './types.js';
  */
 export const passwordMethod: AuthMethod = {
   name: 'password',
-  async authenticate({ ctx, address, throttle }: AuthAttempt): Promise<PrimaryAuthResult> {
-    const { deps } = ctx;
-    const username = ctx.body?.username;
-    const password = ctx.body?.password;
+  async authenticate({ svc, body, address, throttle }: AuthAttempt): Promise<PrimaryAuthResult> {
+    const { deps } = svc;
+    const username = body?.username;
+    const password = body?.password;
     if (!username || !password) throw messageError('COULD_NOT_VALIDATE', 'username and password fields are required');
     throttle.check(address, username, deps.now());
 
@@ -27,7 +27,7 @@ export const passwordMethod: AuthMethod = {
       throttle.failed(address, username, now);
       // Only a wrong password for a usable login counts towards the lockout.
       if (usable && !valid) {
-        await countPasswordFailure(deps, { authenticatorId: found.authenticator.id, identityId: found.identity.id, policy: found.authPolicy! }, ctx.requestId);
+        await countPasswordFailure(deps, { authenticatorId: found.authenticator.id, identityId: found.identity.id, policy: found.authPolicy! }, svc.requestId);
       }
       throw new ApiError('INVALID_AUTH');
     }

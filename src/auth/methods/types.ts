@@ -1,20 +1,18 @@
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { OpContext } from '../../http/handler.js';
+import type { ClientCertificate, ServiceContext } from '../../deps.js';
+import type { Authenticate } from '../../generated/client-types.js';
 import type { AuthPolicyRow, IdentityRow } from '../../http/session.js';
 import type { FailureThrottle } from '../rate-limit.js';
 
 /** The `authenticate` body (validated against the spec's schema before a method sees it). */
-export interface AuthenticateBody {
-  username?: string | null;
-  password?: string | null;
-  configTypes?: string[] | null;
-  envInfo?: Record<string, string | null | undefined> | null;
-  sdkInfo?: Record<string, string | null | undefined> | null;
-}
+export type AuthenticateBody = Authenticate;
 
 /** One authentication attempt as a method sees it. */
 export interface AuthAttempt {
-  ctx: OpContext<AuthenticateBody | undefined>;
+  svc: ServiceContext;
+  body: AuthenticateBody | undefined;
+  /** The TLS client certificate the runtime received, if any. */
+  clientCertificate(): ClientCertificate | undefined;
   /** The caller's address (see client-address.ts): the session's `ipAddress` and a throttling key. */
   address: string;
   throttle: FailureThrottle;

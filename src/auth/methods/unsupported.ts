@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../errors.js';
 import type { AuthMethod } from './types.js';
 
 /**

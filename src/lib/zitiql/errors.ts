@@ -1,6 +1,6 @@
 /**
  * Errors of the filter language. They carry only the message text; the HTTP layer
- * (src/http/list-query.ts) maps them to INVALID_FILTER / INVALID_SORT_IDENTIFIER.
+ * (src/crud/list-query.ts) maps them to INVALID_FILTER / INVALID_SORT_IDENTIFIER.
  */
 
 /** Any rejected filter: syntax, unknown symbol, type mismatch or a limit of this implementation. */

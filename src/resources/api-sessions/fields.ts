@@ -1,5 +1,5 @@
 import { apiSessions } from '../../db/schema/index.js';
-import { commonFields, type FieldMap } from '../../http/list-query.js';
+import { commonFields, type FieldMap } from '../../crud/list-query.js';
 
 /**
  * Filterable fields of `GET /api-sessions` (reference model-and-policies §1.6), without `token`: a

@@ -1,18 +1,9 @@
-import { empty, ok } from '../../http/envelope.js';
-import type { HandlerMap } from '../../http/handler.js';
+import { handlers, type ManagementOperations } from '../../http/handler.js';
 import { listSessions, removeSession, sessionDetail } from './service.js';
 
 /** Management `/api-sessions` (admin). */
-export const apiSessionHandlers: HandlerMap = {
-  async listAPISessions({ deps, query, caller }) {
-    const { data, meta } = await listSessions(deps, query, caller.apiSession.id);
-    return ok(data, meta as unknown as Record<string, unknown>);
-  },
-  async detailAPISessions({ deps, params, caller }) {
-    return ok(await sessionDetail(deps, params.id, caller.apiSession.id));
-  },
-  async deleteAPISessions({ deps, params }) {
-    await removeSession(deps, params.id);
-    return empty();
-  },
-};
+export const apiSessionHandlers = handlers<ManagementOperations>()({
+  listAPISessions: async ({ svc, list, caller, reply }) => reply.list(await listSessions(svc.deps, list, caller.apiSession.id)),
+  detailAPISessions: async ({ svc, params, caller, reply }) => reply.ok(await sessionDetail(svc.deps, params.id, caller.apiSession.id)),
+  deleteAPISessions: async ({ svc, params, reply }) => (await removeSession(svc.deps, params.id), reply.empty()),
+});

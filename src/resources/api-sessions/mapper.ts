@@ -1,32 +1,25 @@
 import { authQueries } from '../../auth/auth-queries.js';
-import { entityRef, links } from '../../http/envelope.js';
+import { baseEntity, entityRef } from '../../crud/render.js';
+import type { ApiSessionDetail, AuthQueryDetail, CurrentApiSessionDetail } from '../../generated/management-types.js';
 import type { ApiSessionRow, AuthPolicyRow } from '../../http/session.js';
 import { readJson } from '../../lib/json.js';
 import { iso } from '../../lib/time.js';
-
-export function apiSessionLinks(id: string) {
-  return links(`./api-sessions/${id}`, { sessions: 'sessions' });
-}
 
 /**
  * An API session as management lists and details show it (reference model-and-policies §10.7): no expiry
  * fields, `authQueries` always []. The token is a credential: it is shown only to the session's own
  * caller (`showToken`), never to an admin looking at other sessions (docs/auth.md).
  */
-export function renderApiSession(s: ApiSessionRow, identityName: string, showToken: boolean) {
+export function renderApiSession(s: ApiSessionRow, identityName: string, showToken: boolean): ApiSessionDetail {
   return {
-    id: s.id,
-    createdAt: iso(s.createdAt),
-    updatedAt: iso(s.updatedAt),
-    tags: readJson(s.tags, {}),
-    _links: apiSessionLinks(s.id),
+    ...baseEntity(s, `./api-sessions/${s.id}`, { sessions: 'sessions' }),
     token: showToken ? s.token : '',
     identityId: s.identityId,
     identity: entityRef('identities', s.identityId, identityName),
     authenticatorId: s.authenticatorId,
     ipAddress: s.ipAddress,
     configTypes: readJson<string[]>(s.configTypes, []),
-    authQueries: [] as Record<string, unknown>[],
+    authQueries: [] as AuthQueryDetail[],
     isMfaRequired: s.isMfaRequired,
     isMfaComplete: s.isMfaComplete,
     isCertExtendable: s.isCertExtendable,
@@ -35,11 +28,13 @@ export function renderApiSession(s: ApiSessionRow, identityName: string, showTok
     lastActivityAt: iso(s.lastActivityAt),
     // Activity is persisted directly (at most once a minute), so there is no newer cached value.
     cachedLastActivityAt: iso(s.lastActivityAt),
+    // Required by the specification; the record is not cached, so it is the record's own update time.
+    cachedUpdatedAt: iso(s.updatedAt),
   };
 }
 
 /** The caller's own API session: adds its auth queries and expiry (reference auth-and-pki §1.4). */
-export function renderCurrentApiSession(s: ApiSessionRow, identityName: string, policy: Pick<AuthPolicyRow, 'requireTotp' | 'requireExtJwtSigner'> | null, timeoutSeconds: number) {
+export function renderCurrentApiSession(s: ApiSessionRow, identityName: string, policy: Pick<AuthPolicyRow, 'requireTotp' | 'requireExtJwtSigner'> | null, timeoutSeconds: number): CurrentApiSessionDetail & { expiresAt: string } {
   return {
     ...renderApiSession(s, identityName, true),
     authQueries: authQueries(s, policy),

@@ -1,25 +1,19 @@
 import { and, count, eq, gte, inArray, lt } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { apiSessions, identities } from '../../db/schema/index.js';
-import type { ResolvedListQuery } from '../../http/list-query.js';
+import type { ResolvedListQuery } from '../../crud/list-query.js';
+import { listPage } from '../../crud/repo.js';
 
 const columns = { apiSession: apiSessions, identityName: identities.name };
 
 /** Live sessions (last activity at or after `liveSince`), filtered, sorted and paged, with their total. */
 export async function listApiSessions(db: Db, q: ResolvedListQuery, liveSince: number) {
   const where = and(gte(apiSessions.lastActivityAt, liveSince), q.where);
-  const [rows, total] = await Promise.all([
-    db
-      .select(columns)
-      .from(apiSessions)
-      .leftJoin(identities, eq(identities.id, apiSessions.identityId))
-      .where(where)
-      .orderBy(...q.orderBy)
-      .limit(q.limit ?? -1)
-      .offset(q.offset),
-    db.select({ n: count() }).from(apiSessions).where(where),
-  ]);
-  return { rows, total: total[0]?.n ?? 0 };
+  return listPage(
+    (p) => db.select(columns).from(apiSessions).leftJoin(identities, eq(identities.id, apiSessions.identityId)).where(where).orderBy(...q.orderBy).limit(p.limit).offset(p.offset),
+    () => db.select({ n: count() }).from(apiSessions).where(where),
+    q,
+  );
 }
 
 export async function findApiSession(db: Db, id: string, liveSince: number) {

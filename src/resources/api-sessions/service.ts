@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.js';
-import { notFound } from '../../http/errors.js';
-import { listMeta, resolveListQuery, type ListMeta } from '../../http/list-query.js';
+import { notFound } from '../../errors.js';
+import { listMeta, resolveListQuery, type ListQueryParams } from '../../crud/list-query.js';
+import type { ListResult } from '../../crud/service.js';
 import { apiSessionFields } from './fields.js';
 import { renderApiSession } from './mapper.js';
 import { deleteApiSession, deleteExpiredSessions, findApiSession, listApiSessions } from './repo.js';
@@ -10,7 +11,7 @@ function liveSince(deps: Deps): number {
   return deps.now() - deps.config.sessionTimeoutSeconds * 1000;
 }
 
-export async function listSessions(deps: Deps, query: Record<string, string | undefined>, callerSessionId: string): Promise<{ data: unknown[]; meta: ListMeta }> {
+export async function listSessions(deps: Deps, query: ListQueryParams, callerSessionId: string): Promise<ListResult<ReturnType<typeof renderApiSession>>> {
   const q = resolveListQuery(query, apiSessionFields);
   const { rows, total } = await listApiSessions(deps.db, q, liveSince(deps));
   return {
@@ -27,6 +28,11 @@ export async function sessionDetail(deps: Deps, id: string, callerSessionId: str
 
 export async function removeSession(deps: Deps, id: string): Promise<void> {
   if (!(await deleteApiSession(deps.db, id))) throw notFound('apiSession', id);
+}
+
+/** Ends the caller's own session (logout); a session already gone is not an error. */
+export async function logout(deps: Deps, id: string): Promise<void> {
+  await deleteApiSession(deps.db, id);
 }
 
 /** How often, per instance, expired sessions are swept, and how many per sweep. */

@@ -1,16 +1,12 @@
-import { links } from '../../http/envelope.js';
+import { baseEntity } from '../../crud/render.js';
+import type { AuthPolicyDetail } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
-import { iso } from '../../lib/time.js';
-import type { AuthPolicyRow } from './repo.js';
+import type { AuthPolicyRow } from './entity.js';
 
 /** `authPolicyDetail` (reference auth-and-pki §2.6). */
-export function renderAuthPolicy(p: AuthPolicyRow) {
+export function renderAuthPolicy(p: AuthPolicyRow): AuthPolicyDetail {
   return {
-    id: p.id,
-    createdAt: iso(p.createdAt),
-    updatedAt: iso(p.updatedAt),
-    tags: readJson(p.tags, {}),
-    _links: links(`./auth-policies/${p.id}`),
+    ...baseEntity(p, `./auth-policies/${p.id}`),
     name: p.name,
     primary: {
       cert: { allowed: p.certAllowed, allowExpiredCerts: p.certAllowExpired },

@@ -1,12 +1,13 @@
+import { referencedError, resourceService } from '../../crud/service.js';
 import type { Deps } from '../../deps.js';
-import { referencedError, resourceService } from '../../http/crud.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../errors.js';
+import { authPolicyEntity, DEFAULT_AUTH_POLICY_ID } from './entity.js';
 import { renderAuthPolicy } from './mapper.js';
-import { authPolicyEntity, DEFAULT_AUTH_POLICY_ID, identitiesUsingPolicy, missingExtJwtSigners } from './repo.js';
+import { identitiesUsingPolicy, missingExtJwtSigners } from './repo.js';
 
 /** Every referenced external JWT signer must exist: 404 NOT_FOUND with the field, as the controller answers. */
-async function checkSigners(deps: Deps, values: Record<string, unknown>): Promise<void> {
-  const allowed = typeof values.extJwtAllowedSigners === 'string' ? (JSON.parse(values.extJwtAllowedSigners) as string[]) : [];
+async function checkSigners(deps: Deps, values: { extJwtAllowedSigners?: unknown; requireExtJwtSigner?: string | null }): Promise<void> {
+  const allowed = Array.isArray(values.extJwtAllowedSigners) ? (values.extJwtAllowedSigners as string[]) : [];
   const required = typeof values.requireExtJwtSigner === 'string' ? [values.requireExtJwtSigner] : [];
   if (allowed.length === 0 && required.length === 0) return;
   const missing = new Set(await missingExtJwtSigners(deps.db, [...new Set([...allowed, ...required])]));

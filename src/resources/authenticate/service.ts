@@ -1,10 +1,9 @@
-import { clientAddress } from '../../auth/client-address.js';
 import { NO_CONFIG_TYPES, resolveConfigTypes } from '../../auth/config-types.js';
 import { authMethods, type AuthenticateBody } from '../../auth/methods/index.js';
 import { authGuards } from '../../auth/rate-limit.js';
 import { atomic } from '../../db/client.js';
-import { ApiError } from '../../http/errors.js';
-import type { OpContext } from '../../http/handler.js';
+import { ApiError } from '../../errors.js';
+import type { ClientCertificate, ServiceContext } from '../../deps.js';
 import type { ApiSessionRow, AuthPolicyRow, IdentityRow } from '../../http/session.js';
 import { cuid, uuid } from '../../lib/ids.js';
 import { sweepExpiredSessions } from '../api-sessions/service.js';
@@ -14,7 +13,7 @@ const ENV_FIELDS = ['arch', 'os', 'osRelease', 'osVersion', 'domain', 'hostname'
 const SDK_FIELDS = ['appId', 'appVersion', 'branch', 'revision', 'type', 'version'] as const;
 
 /** The stored form of envInfo/sdkInfo: every field present (missing ones as ''), in a fixed order. */
-function normaliseInfo(info: Record<string, string | null | undefined> | null | undefined, fields: readonly string[]): string | undefined {
+function normaliseInfo(info: Readonly<Record<string, string | null | undefined>> | null | undefined, fields: readonly string[]): string | undefined {
   if (!info) return undefined;
   return JSON.stringify(Object.fromEntries(fields.map((f) => [f, info[f] ?? ''])));
 }
@@ -30,16 +29,20 @@ export interface AuthenticateResult {
  * then the new API session and the identity's envInfo/sdkInfo in one atomic batch. The whole attempt
  * runs inside the per-instance concurrency limiter.
  */
-export async function authenticate(ctx: OpContext<AuthenticateBody | undefined>): Promise<AuthenticateResult> {
-  const { deps } = ctx;
-  const method = authMethods.get(ctx.query.method ?? '');
+export async function authenticate(
+  svc: ServiceContext,
+  request: { method: string; body: AuthenticateBody | undefined; clientCertificate(): ClientCertificate | undefined },
+): Promise<AuthenticateResult> {
+  const { deps } = svc;
+  const { body } = request;
+  const method = authMethods.get(request.method);
   // Unreachable through the spec's enum, which the router checks first.
   if (!method) throw new ApiError('INVALID_AUTH_METHOD');
   const { limiter, throttle } = authGuards(deps, deps.config.authConcurrencyLimit);
-  const address = clientAddress(ctx.c);
+  const address = svc.clientAddress();
 
   return limiter.run(async () => {
-    const result = await method.authenticate({ ctx, address, throttle });
+    const result = await method.authenticate({ svc, body, clientCertificate: request.clientCertificate, address, throttle });
     const now = deps.now();
     const apiSession: ApiSessionRow = {
       id: cuid(),
@@ -51,7 +54,7 @@ export async function authenticate(ctx: OpContext<AuthenticateBody | undefined>)
       identityId: result.identity.id,
       authenticatorId: result.authenticatorId,
       ipAddress: address,
-      configTypes: JSON.stringify(resolveConfigTypes(ctx.body?.configTypes, NO_CONFIG_TYPES)),
+      configTypes: JSON.stringify(resolveConfigTypes(body?.configTypes, NO_CONFIG_TYPES)),
       // MFA enrolments do not exist yet, so no identity has a verified one (§1.3 step 4).
       isMfaRequired: false,
       isMfaComplete: false,
@@ -63,14 +66,14 @@ export async function authenticate(ctx: OpContext<AuthenticateBody | undefined>)
     const statements = [insertApiSession(deps.db, apiSession), ...result.statements];
     let identity = result.identity;
     // Replaced as a whole, and only when different: most logins write nothing but the session (§1.10).
-    const envInfo = normaliseInfo(ctx.body?.envInfo, ENV_FIELDS) ?? identity.envInfo;
-    const sdkInfo = normaliseInfo(ctx.body?.sdkInfo, SDK_FIELDS) ?? identity.sdkInfo;
+    const envInfo = normaliseInfo(body?.envInfo, ENV_FIELDS) ?? identity.envInfo;
+    const sdkInfo = normaliseInfo(body?.sdkInfo, SDK_FIELDS) ?? identity.sdkInfo;
     if (envInfo !== identity.envInfo || sdkInfo !== identity.sdkInfo) {
       statements.push(updateIdentityClientInfo(deps.db, identity.id, { envInfo, sdkInfo }, now));
       identity = { ...identity, envInfo, sdkInfo, updatedAt: now };
     }
     await atomic(deps.db, statements);
-    sweepExpiredSessions(deps, ctx.defer);
+    sweepExpiredSessions(deps, svc.defer);
     return { apiSession, identity, authPolicy: result.authPolicy };
   });
 }

@@ -1,16 +1,15 @@
-import { entityRef, links } from '../../http/envelope.js';
-import { readJson } from '../../lib/json.js';
+import { baseEntity, entityRef } from '../../crud/render.js';
+import type { AuthenticatorDetail } from '../../generated/management-types.js';
 import { iso } from '../../lib/time.js';
-import type { AuthenticatorRow } from './repo.js';
+import type { AuthenticatorRow } from './entity.js';
 
-/** `authenticatorDetail` (links: self and the owning identity). The password hash is never rendered. */
-export function renderAuthenticator(a: AuthenticatorRow, identityName: string, selfLinks = links(`./authenticators/${a.id}`, { identities: `./identities/${a.identityId}` })) {
+/**
+ * `authenticatorDetail`; the password hash is never rendered. Admin views link the owning identity;
+ * the identity's own view (`/current-identity/authenticators`) links only itself.
+ */
+export function renderAuthenticator(a: AuthenticatorRow, identityName: string, view: 'admin' | 'own' = 'admin'): AuthenticatorDetail {
   const base = {
-    id: a.id,
-    createdAt: iso(a.createdAt),
-    updatedAt: iso(a.updatedAt),
-    tags: readJson(a.tags, {}),
-    _links: selfLinks,
+    ...(view === 'admin' ? baseEntity(a, `./authenticators/${a.id}`, { identities: `./identities/${a.identityId}` }) : baseEntity(a, `./current-identity/authenticators/${a.id}`)),
     method: a.method,
     identityId: a.identityId,
     identity: entityRef('identities', a.identityId, identityName),

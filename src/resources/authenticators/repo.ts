@@ -2,26 +2,7 @@ import { and, count, eq, sql, type SQL } from 'drizzle-orm';
 import { resetFailures } from '../../auth/repo.js';
 import type { Db } from '../../db/client.js';
 import { apiSessions, authenticators, identities } from '../../db/schema/index.js';
-import { defineEntity, qualified as q, type Statement } from '../../http/crud.js';
-import { shortId } from '../../lib/ids.js';
-import { authenticatorFields } from './fields.js';
-
-export type AuthenticatorRow = typeof authenticators.$inferSelect;
-
-/**
- * Authenticators as the management API writes them. Only `tags` is a plain property; the method,
- * identity, username and password hash are set by the service's rules.
- */
-export const authenticatorEntity = defineEntity<AuthenticatorRow>({
-  entity: 'authenticator',
-  collection: 'authenticators',
-  table: authenticators,
-  fields: authenticatorFields,
-  props: {},
-  // Usernames are globally unique (reference auth-and-pki §2.2 quirk: the controller does not enforce it).
-  unique: [{ column: 'username', field: 'username' }],
-  newId: shortId,
-});
+import { qualified as q, type Statement } from '../../crud/repo.js';
 
 /** The owning identity's name, selected with each authenticator for its `identity` entityRef. */
 export function authenticatorExtras() {

@@ -1,28 +1,16 @@
 import { hashPassword } from '../../auth/password.js';
-import type { Deps } from '../../deps.js';
-import { resourceService } from '../../http/crud.js';
-import { ApiError, fieldError, notFound } from '../../http/errors.js';
-import { identityEntity } from '../identities/repo.js';
+import { findEntity, resourceService } from '../../crud/service.js';
+import { ApiError, fieldError } from '../../errors.js';
+import type { AuthenticatorCreate, AuthenticatorPatch } from '../../generated/management-types.js';
+import { identityEntity } from '../identities/entity.js';
+import { authenticatorEntity } from './entity.js';
 import { renderAuthenticator } from './mapper.js';
-import { authenticatorCascade, authenticatorEntity, authenticatorExtras, countIdentityMethod, passwordChangedStatements } from './repo.js';
+import { authenticatorCascade, authenticatorExtras, countIdentityMethod, passwordChangedStatements } from './repo.js';
 
 export const USERNAME_MIN = 4;
 export const USERNAME_MAX = 100;
 export const PASSWORD_MIN = 5;
 export const PASSWORD_MAX = 100;
-
-interface AuthenticatorCreateBody {
-  method: string;
-  identityId: string;
-  username?: string | null;
-  password?: string | null;
-  certPem?: string | null;
-}
-
-interface AuthenticatorWriteBody {
-  username?: string | null;
-  password?: string | null;
-}
 
 /** The spec's lengths: usernames 4..100, passwords 5..100. A password is never echoed back. */
 function checkUsername(username: unknown): string {
@@ -51,8 +39,8 @@ export const authenticatorService = resourceService(authenticatorEntity, {
   extras: () => authenticatorExtras(),
   render: (r) => renderAuthenticator(r.row, r.identityName ?? ''),
   create: {
-    async check(deps, values, body: AuthenticatorCreateBody) {
-      const { row: identity } = await loadIdentity(deps, body.identityId);
+    async check(deps, values, body: AuthenticatorCreate) {
+      const { row: identity } = await findEntity(deps, identityEntity, body.identityId);
       if (identity.typeId === 'Router') throw fieldError('identityId', 'authenticators cannot be created for router identities', body.identityId);
       if (body.method === 'cert') {
         // Certificates must chain to a verified third-party CA, and CAs do not exist yet.
@@ -66,7 +54,7 @@ export const authenticatorService = resourceService(authenticatorEntity, {
     },
   },
   update: {
-    async check(_deps, values, existing, body: AuthenticatorWriteBody) {
+    async check(_deps, values, existing, body: AuthenticatorPatch) {
       const username = body.username ?? undefined;
       const password = body.password ?? undefined;
       if (username === undefined && password === undefined) return;
@@ -81,10 +69,3 @@ export const authenticatorService = resourceService(authenticatorEntity, {
     cascade: (deps, existing) => authenticatorCascade(deps.db, existing.id),
   },
 });
-
-async function loadIdentity(deps: Deps, id: string) {
-  const found = await identityEntity.repo.find(deps.db, id);
-  if (!found) throw notFound('identity', id);
-  return found;
-}
-

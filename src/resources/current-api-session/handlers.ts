@@ -1,16 +1,10 @@
-import { empty, ok } from '../../http/envelope.js';
-import type { HandlerMap } from '../../http/handler.js';
+import { handlers, type SharedOperations } from '../../http/handler.js';
 import { renderCurrentApiSession } from '../api-sessions/mapper.js';
-import { deleteApiSession } from '../api-sessions/repo.js';
+import { logout } from '../api-sessions/service.js';
 
-export const currentApiSessionHandlers: HandlerMap = {
+export const currentApiSessionHandlers = handlers<SharedOperations>()({
   /** Allowed while partially authenticated: the auth queries tell the client what remains. */
-  getCurrentAPISession({ caller, deps }) {
-    return ok(renderCurrentApiSession(caller.apiSession, caller.identity.name, caller.authPolicy, deps.config.sessionTimeoutSeconds));
-  },
+  getCurrentAPISession: ({ svc, caller, reply }) => reply.ok(renderCurrentApiSession(caller.apiSession, caller.identity.name, caller.authPolicy, svc.deps.config.sessionTimeoutSeconds)),
   /** Logout; allowed while partially authenticated. */
-  async deleteCurrentApiSession({ caller, deps }) {
-    await deleteApiSession(deps.db, caller.apiSession.id);
-    return empty();
-  },
-};
+  deleteCurrentApiSession: async ({ svc, caller, reply }) => (await logout(svc.deps, caller.apiSession.id), reply.empty()),
+});

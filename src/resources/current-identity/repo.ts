@@ -1,10 +1,9 @@
 import { and, count, eq, ne, sql } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
+import type { ResolvedListQuery } from '../../crud/list-query.js';
+import { listPage, uniqueViolation, type Statement } from '../../crud/repo.js';
 import { atomic, type Db } from '../../db/client.js';
 import { authenticators, identities } from '../../db/schema/index.js';
-import type { ResolvedListQuery } from '../../http/list-query.js';
-
-export type AuthenticatorRow = typeof authenticators.$inferSelect;
+import type { AuthenticatorRow } from '../authenticators/entity.js';
 
 function prepareIdentityRead(db: Db) {
   return db
@@ -29,11 +28,11 @@ export async function identityWithAuthenticators(db: Db, identityId: string) {
 
 export async function listIdentityAuthenticators(db: Db, identityId: string, q: ResolvedListQuery) {
   const where = and(eq(authenticators.identityId, identityId), q.where);
-  const [rows, total] = await Promise.all([
-    db.select().from(authenticators).where(where).orderBy(...q.orderBy).limit(q.limit ?? -1).offset(q.offset),
-    db.select({ n: count() }).from(authenticators).where(where),
-  ]);
-  return { rows, total: total[0]?.n ?? 0 };
+  return listPage(
+    (p) => db.select().from(authenticators).where(where).orderBy(...q.orderBy).limit(p.limit).offset(p.offset),
+    () => db.select({ n: count() }).from(authenticators).where(where),
+    q,
+  );
 }
 
 /** An authenticator only if it belongs to the identity: another identity's reads as absent. */
@@ -58,19 +57,12 @@ export interface AuthenticatorChanges {
  * Writes the changes with the extra statements in one batch. Returns false when the unique username
  * index refused them (a concurrent change took the name between the check and the write).
  */
-export async function saveAuthenticator(db: Db, id: string, changes: AuthenticatorChanges, extra: BatchItem<'sqlite'>[]): Promise<boolean> {
+export async function saveAuthenticator(db: Db, id: string, changes: AuthenticatorChanges, extra: Statement[]): Promise<boolean> {
   try {
     await atomic(db, [db.update(authenticators).set(changes).where(eq(authenticators.id, id)), ...extra]);
     return true;
   } catch (e) {
-    if (isUniqueViolation(e)) return false;
+    if (uniqueViolation(e)) return false;
     throw e;
   }
-}
-
-function isUniqueViolation(e: unknown): boolean {
-  for (let err: unknown = e, depth = 0; err && depth < 4; err = (err as { cause?: unknown }).cause, depth++) {
-    if (/UNIQUE constraint failed/i.test(String((err as Error).message ?? err))) return true;
-  }
-  return false;
 }

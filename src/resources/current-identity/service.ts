@@ -1,16 +1,15 @@
-import { clientAddress } from '../../auth/client-address.js';
 import { countPasswordFailure } from '../../auth/lockout.js';
 import { hashPassword, verifyPassword } from '../../auth/password.js';
 import { passwordPolicyError } from '../../auth/password-policy.js';
 import { findAuthPolicy, resetFailures } from '../../auth/repo.js';
 import { authGuards } from '../../auth/rate-limit.js';
-import { ApiError, fieldError, notFound } from '../../http/errors.js';
-import type { OpContext } from '../../http/handler.js';
-import { listMeta, resolveListQuery } from '../../http/list-query.js';
+import { ApiError, fieldError, notFound } from '../../errors.js';
+import { listMeta, resolveListQuery, type ListQueryParams } from '../../crud/list-query.js';
+import type { Deps, ServiceContext } from '../../deps.js';
+import type { AuthenticatorUpdateWithCurrent, AuthenticatorPatchWithCurrent } from '../../generated/management-types.js';
 import type { RequestSession } from '../../http/session.js';
-import type { Deps } from '../../deps.js';
+import { authenticatorFields } from '../authenticators/entity.js';
 import { renderIdentity, type IdentityExtras } from '../identities/mapper.js';
-import { authenticatorFields } from './fields.js';
 import { renderOwnAuthenticator } from './mapper.js';
 import { findIdentityAuthenticator, identityWithAuthenticators, listIdentityAuthenticators, saveAuthenticator, usernameTaken, type AuthenticatorChanges } from './repo.js';
 
@@ -37,7 +36,7 @@ export async function currentIdentity(deps: Deps, caller: RequestSession) {
   return renderIdentity(found.identity, extras, deps.now());
 }
 
-export async function listOwnAuthenticators(deps: Deps, caller: RequestSession, query: Record<string, string | undefined>) {
+export async function listOwnAuthenticators(deps: Deps, caller: RequestSession, query: ListQueryParams) {
   const q = resolveListQuery(query, authenticatorFields);
   const { rows, total } = await listIdentityAuthenticators(deps.db, caller.identity.id, q);
   return { data: rows.map((a) => renderOwnAuthenticator(a, caller.identity.name)), meta: listMeta(total, q.limit, q.offset, authenticatorFields) };
@@ -49,13 +48,6 @@ export async function ownAuthenticator(deps: Deps, caller: RequestSession, id: s
   return renderOwnAuthenticator(a, caller.identity.name);
 }
 
-export interface SelfUpdateBody {
-  currentPassword: string;
-  username?: string | null;
-  password?: string | null;
-  tags?: Record<string, unknown> | null;
-}
-
 /**
  * Self-service `PUT`/`PATCH /current-identity/authenticators/{id}` (reference auth-and-pki §2.5): only
  * the caller's own updb authenticator, only with its current password. A wrong current password is 401
@@ -63,23 +55,28 @@ export interface SelfUpdateBody {
  * the lockout (a stolen session must not become a password oracle). A new password gets a new salt and
  * must satisfy the auth policy's password rules. Existing API sessions survive.
  */
-export async function updateOwnAuthenticator(ctx: OpContext<SelfUpdateBody>, replace: boolean): Promise<void> {
-  const { deps, caller, body } = ctx;
-  const id = ctx.params.id;
+export async function updateOwnAuthenticator(
+  svc: ServiceContext,
+  caller: RequestSession,
+  id: string,
+  body: AuthenticatorUpdateWithCurrent | AuthenticatorPatchWithCurrent,
+  replace: boolean,
+): Promise<void> {
+  const { deps } = svc;
   // The session carries only what every request needs of the policy; lockout and password rules are read here.
   const [authenticator, policy] = await Promise.all([findIdentityAuthenticator(deps.db, caller.identity.id, id), findAuthPolicy(deps.db, caller.identity.authPolicyId)]);
   if (!authenticator) throw notFound('authenticator', id);
   if (authenticator.method !== 'updb') throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
   if (!policy) throw new ApiError('UNAUTHORIZED');
   const { limiter, throttle } = authGuards(deps, deps.config.authConcurrencyLimit);
-  const address = clientAddress(ctx.c);
+  const address = svc.clientAddress();
   const currentUsername = authenticator.username ?? '';
   throttle.check(address, currentUsername, deps.now());
 
   await limiter.run(async () => {
     if (!(await verifyPassword(body.currentPassword, authenticator.passwordHash))) {
       throttle.failed(address, currentUsername, deps.now());
-      await countPasswordFailure(deps, { authenticatorId: authenticator.id, identityId: caller.identity.id, policy }, ctx.requestId);
+      await countPasswordFailure(deps, { authenticatorId: authenticator.id, identityId: caller.identity.id, policy }, svc.requestId);
       throw new ApiError('UNAUTHORIZED', { field: 'currentPassword', reason: 'invalid current password' });
     }
     throttle.succeeded(address, currentUsername);

@@ -1,7 +1,7 @@
+import { links } from '../../crud/render.js';
 import type { Deps } from '../../deps.js';
-import { messageError } from '../../http/errors.js';
-import { links, ok } from '../../http/envelope.js';
-import type { HandlerMap, OpContext } from '../../http/handler.js';
+import { messageError } from '../../errors.js';
+import { handlers, type ClientOperations, type SharedOperations } from '../../http/handler.js';
 import { CLIENT_BASE, MANAGEMENT_BASE } from '../../http/paths.js';
 import { iso } from '../../lib/time.js';
 import { networkJwt } from '../../pki/network-jwt.js';
@@ -11,29 +11,14 @@ import { ENUMERATED_CAPABILITIES, versionDocument } from './version.js';
 /** When this controller (process or isolate) started serving; set on first use, as Workers have no clock in global scope. */
 let startedAt: number | undefined;
 
-function version({ deps }: OpContext): Response {
-  return ok(versionDocument(deps.config));
-}
-
-/** The trust bundle as a base64 certs-only PKCS#7, which SDKs fetch anonymously before enrolling. */
-async function wellKnownCas({ deps }: OpContext): Promise<Response> {
-  const body = await deps.pki.cacertsPkcs7Base64();
-  return new Response(body, {
-    status: 200,
-    headers: { 'content-type': 'application/pkcs7-mime', 'content-transfer-encoding': 'base64' },
-  });
-}
-
-function specId(ctx: OpContext): SpecId {
-  const id = ctx.params.id;
+function specId(id: string): SpecId {
   if (!(SPEC_IDS as readonly string[]).includes(id)) throw messageError('NOT_FOUND', `spec with id ${id} not found`);
   return id as SpecId;
 }
 
 /** The network JWT is signed once per process and served identically afterwards. */
 const networkJwtCache = new WeakMap<Deps, Promise<string>>();
-
-async function listNetworkJwts({ deps }: OpContext): Promise<Response> {
+function cachedNetworkJwt(deps: Deps): Promise<string> {
   let token = networkJwtCache.get(deps);
   if (!token) {
     const signing = networkJwt(deps.pki, deps.config.apiAddress);
@@ -41,7 +26,7 @@ async function listNetworkJwts({ deps }: OpContext): Promise<Response> {
     signing.catch(() => networkJwtCache.delete(deps));
     token = signing;
   }
-  return ok([{ name: 'default', token: await token }]);
+  return token;
 }
 
 /** This controller, the only member of its (single-node) cluster, with its API addresses. */
@@ -68,29 +53,30 @@ function controllerRecord(deps: Deps) {
   };
 }
 
-function listControllers({ deps }: OpContext): Response {
-  return ok([controllerRecord(deps)], { pagination: { limit: 10, offset: 0, totalCount: 1 }, filterableFields: ['id', 'name', 'ctrlAddress', 'fingerprint', 'isOnline', 'lastJoinedAt'] });
-}
+const CONTROLLER_FIELDS = ['id', 'name', 'ctrlAddress', 'fingerprint', 'isOnline', 'lastJoinedAt'];
 
-/** Listener addresses by protocol; this controller serves the edge APIs over HTTPS only. */
-function listProtocols({ deps }: OpContext): Response {
-  return ok({ https: { address: `https://${deps.config.apiAddress}` } });
-}
-
-const shared: HandlerMap = {
-  listRoot: version,
-  listVersion: version,
-  listEnumeratedCapabilities: () => ok(ENUMERATED_CAPABILITIES),
-  listSpecs: () => ok(SPEC_IDS.map(specDetail)),
-  detailSpec: (ctx) => ok(specDetail(specId(ctx))),
-  detailSpecBody: (ctx) => ok(specBody(specId(ctx))),
-  listWellKnownCas: wellKnownCas,
-  listNetworkJWTs: listNetworkJwts,
-  listControllers,
-};
+/** Discovery and informational operations, the same on both APIs (anonymous unless the spec says otherwise). */
+const shared = handlers<SharedOperations>()({
+  listRoot: ({ svc, reply }) => reply.ok(versionDocument(svc.deps.config)),
+  listVersion: ({ svc, reply }) => reply.ok(versionDocument(svc.deps.config)),
+  listEnumeratedCapabilities: ({ reply }) => reply.ok(ENUMERATED_CAPABILITIES),
+  listSpecs: ({ reply }) => reply.ok(SPEC_IDS.map(specDetail)),
+  detailSpec: ({ params, reply }) => reply.ok(specDetail(specId(params.id))),
+  detailSpecBody: ({ params, reply }) => reply.ok(specBody(specId(params.id))),
+  /** The trust bundle as a base64 certs-only PKCS#7, which SDKs fetch anonymously before enrolling. */
+  listWellKnownCas: async ({ svc, reply }) =>
+    reply.raw(new Response(await svc.deps.pki.cacertsPkcs7Base64(), { status: 200, headers: { 'content-type': 'application/pkcs7-mime', 'content-transfer-encoding': 'base64' } })),
+  listNetworkJWTs: async ({ svc, reply }) => reply.ok([{ name: 'default', token: await cachedNetworkJwt(svc.deps) }]),
+  listControllers: ({ svc, reply }) => reply.ok([controllerRecord(svc.deps)], { pagination: { limit: 10, offset: 0, totalCount: 1 }, filterableFields: CONTROLLER_FIELDS }),
+});
 
 export const discoveryHandlers = {
-  client: { ...shared, listProtocols } satisfies HandlerMap,
+  client: {
+    ...shared,
+    ...handlers<ClientOperations>()({
+      /** Listener addresses by protocol; this controller serves the edge APIs over HTTPS only. */
+      listProtocols: ({ svc, reply }) => reply.ok({ https: { address: `https://${svc.deps.config.apiAddress}` } }),
+    }),
+  },
   management: shared,
 };
-

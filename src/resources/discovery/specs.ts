@@ -2,7 +2,7 @@ import { operations as clientOperations } from '../../generated/client-operation
 import { operations as managementOperations } from '../../generated/management-operations.js';
 import { CLIENT_BASE, MANAGEMENT_BASE } from '../../http/paths.js';
 import type { OperationSpec } from '../../http/operation.js';
-import { links } from '../../http/envelope.js';
+import { links } from '../../crud/render.js';
 import { iso } from '../../lib/time.js';
 
 /** When this process first served its API descriptions; the specs' createdAt/updatedAt. Set lazily: Workers have no clock in global scope. */

@@ -1,3 +1,4 @@
+import type { Capabilities } from '../../generated/management-types.js';
 import type { Config } from '../../config.js';
 import { CLIENT_BASE, MANAGEMENT_BASE } from '../../http/paths.js';
 
@@ -25,4 +26,4 @@ export function versionDocument(config: Config) {
 }
 
 /** Every capability the API can announce (not the ones enabled). */
-export const ENUMERATED_CAPABILITIES = ['OIDC_AUTH', 'HA_CONTROLLER'];
+export const ENUMERATED_CAPABILITIES: Capabilities[] = ['OIDC_AUTH', 'HA_CONTROLLER'];

@@ -1,32 +1,18 @@
-import { crudHandlers, listResponse } from '../../http/crud.js';
-import { empty } from '../../http/envelope.js';
-import type { HandlerMap, OpContext } from '../../http/handler.js';
-import { identityEntity } from './repo.js';
-import { disableIdentity, enableIdentity, identityService, listIdentityAuthenticators, listRoleAttributes } from './service.js';
+import { handlers, type ManagementOperations } from '../../http/handler.js';
+import { identityEntity } from './entity.js';
+import { disableIdentity, enableIdentity, identityService as service, listIdentityAuthenticators, listRoleAttributes } from './service.js';
 
 /** Management `/identities`, `/identity-role-attributes` and the identity sub-lists implemented so far. */
-export const identityHandlers: HandlerMap = {
-  ...crudHandlers(identityEntity, identityService, {
-    list: 'listIdentities',
-    detail: 'detailIdentity',
-    create: 'createIdentity',
-    update: 'updateIdentity',
-    patch: 'patchIdentity',
-    delete: 'deleteIdentity',
-  }),
-  async disableIdentity({ deps, params, body }: OpContext<{ durationMinutes: number }>) {
-    await disableIdentity(deps, params.id, body.durationMinutes);
-    // The controller writes no body here (reference §2.1 quirk); clients accept the usual empty envelope.
-    return empty();
-  },
-  async enableIdentity({ deps, params }) {
-    await enableIdentity(deps, params.id);
-    return empty();
-  },
-  async listIdentityRoleAttributes({ deps, query }) {
-    return listResponse(await listRoleAttributes(deps, query));
-  },
-  async getIdentityAuthenticators({ deps, params, query }) {
-    return listResponse(await listIdentityAuthenticators(deps, params.id, query));
-  },
-};
+export const identityHandlers = handlers<ManagementOperations>()({
+  listIdentities: async ({ svc, list, query, reply }) => reply.list(await service.list(svc.deps, list, query)),
+  detailIdentity: async ({ svc, params, reply }) => reply.ok(await service.detail(svc.deps, params.id)),
+  createIdentity: async ({ svc, body, reply }) => reply.created(await service.create(svc.deps, body), identityEntity),
+  updateIdentity: async ({ svc, params, body, reply }) => (await service.update(svc.deps, params.id, body, 'update'), reply.empty()),
+  patchIdentity: async ({ svc, params, body, reply }) => (await service.update(svc.deps, params.id, body, 'patch'), reply.empty()),
+  deleteIdentity: async ({ svc, params, reply }) => (await service.remove(svc.deps, params.id), reply.empty()),
+  // The controller writes no body here (reference §2.1 quirk); clients accept the usual empty envelope.
+  disableIdentity: async ({ svc, params, body, reply }) => (await disableIdentity(svc.deps, params.id, body.durationMinutes), reply.empty()),
+  enableIdentity: async ({ svc, params, reply }) => (await enableIdentity(svc.deps, params.id), reply.empty()),
+  listIdentityRoleAttributes: async ({ svc, list, reply }) => reply.list(await listRoleAttributes(svc.deps, list)),
+  getIdentityAuthenticators: async ({ svc, params, list, reply }) => reply.list(await listIdentityAuthenticators(svc.deps, params.id, list)),
+});

@@ -1,22 +1,23 @@
-import { entityRef, links } from '../../http/envelope.js';
-import { isDisabled, type IdentityRow } from '../../http/session.js';
+import { baseEntity, entityRef } from '../../crud/render.js';
+import type { IdentityAuthenticators, IdentityDetail, IdentityEnrollments, TerminatorPrecedence } from '../../generated/management-types.js';
+import { isDisabled } from '../../http/session.js';
 import { readJson } from '../../lib/json.js';
 import { iso } from '../../lib/time.js';
+import type { IdentityRow } from './entity.js';
 import type { IdentityExtraValues } from './repo.js';
 
 export interface IdentityExtras {
-  authenticators: { updb?: { id: string; username: string }; cert?: { id: string; fingerprint: string } };
+  authenticators: IdentityAuthenticators;
   hasApiSession: boolean;
   isMfaEnabled: boolean;
   authPolicyName: string;
-  enrollment: Record<string, unknown>;
+  enrollment: IdentityEnrollments;
 }
 
 const ENV_EMPTY = { arch: '', os: '', osRelease: '', osVersion: '', domain: '', hostname: '' };
 const SDK_EMPTY = { appId: '', appVersion: '', branch: '', revision: '', type: '', version: '' };
 
-export function identityLinks(id: string, authPolicyId: string) {
-  return links(`./identities/${id}`, {
+const IDENTITY_LINKS = (authPolicyId: string) => ({
     'edge-router-policies': 'edge-router-policies',
     'edge-routers': 'edge-routers',
     'service-policies': 'service-policies',
@@ -27,18 +28,13 @@ export function identityLinks(id: string, authPolicyId: string) {
     enrollments: 'enrollments',
     'service-configs': 'service-configs',
     'auth-policies': `./auth-policies/${authPolicyId}`,
-  });
-}
+});
 
 /** The identityDetail shape (reference model-and-policies §8.3). */
-export function renderIdentity(row: IdentityRow, extras: IdentityExtras, now: number) {
+export function renderIdentity(row: IdentityRow, extras: IdentityExtras, now: number): IdentityDetail {
   const roleAttributes = readJson<string[]>(row.roleAttributes, []);
   return {
-    id: row.id,
-    createdAt: iso(row.createdAt),
-    updatedAt: iso(row.updatedAt),
-    tags: readJson(row.tags, {}),
-    _links: identityLinks(row.id, row.authPolicyId),
+    ...baseEntity(row, `./identities/${row.id}`, IDENTITY_LINKS(row.authPolicyId)),
     name: row.name,
     typeId: row.typeId,
     type: entityRef('identity-types', row.typeId, row.typeId),
@@ -51,13 +47,14 @@ export function renderIdentity(row: IdentityRow, extras: IdentityExtras, now: nu
     // The spec requires an array; the controller's `null` for an empty set is not spec-valid.
     roleAttributes,
     hasEdgeRouterConnection: false,
-    edgeRouterConnectionStatus: 'offline',
+    edgeRouterConnectionStatus: 'offline' as const,
     hasApiSession: extras.hasApiSession,
     isMfaEnabled: extras.isMfaEnabled,
     serviceHostingPrecedences: readJson(row.serviceHostingPrecedences, {}),
     serviceHostingCosts: readJson(row.serviceHostingCosts, {}),
     defaultHostingCost: row.defaultHostingCost,
-    defaultHostingPrecedence: row.defaultHostingPrecedence,
+    // Only the spec's enum values are ever stored (the body is validated against it).
+    defaultHostingPrecedence: row.defaultHostingPrecedence as TerminatorPrecedence,
     appData: readJson(row.appData, {}),
     authPolicyId: row.authPolicyId,
     authPolicy: entityRef('auth-policies', row.authPolicyId, extras.authPolicyName),

@@ -3,38 +3,8 @@ import { disableIdentityStatements, enableIdentityStatements } from '../../auth/
 import { resetIdentityFailures } from '../../auth/repo.js';
 import { atomic, type Db } from '../../db/client.js';
 import { apiSessions, authenticators, authPolicies, identities } from '../../db/schema/index.js';
-import { defineEntity, qualified as q, type Statement } from '../../http/crud.js';
-import { compileRoleFilter, type ResolvedListQuery } from '../../http/list-query.js';
-import { shortId } from '../../lib/ids.js';
-import { identityFields } from './fields.js';
-
-export type IdentityRow = typeof identities.$inferSelect;
-
-/** The identity as the API writes it (reference model-and-policies §8; `type` is handled by the service). */
-export const identityEntity = defineEntity<IdentityRow>({
-  entity: 'identity',
-  collection: 'identities',
-  table: identities,
-  fields: identityFields,
-  props: {
-    name: { column: 'name', kind: 'name' },
-    isAdmin: { column: 'isAdmin', kind: 'bool' },
-    roleAttributes: { column: 'roleAttributes', kind: 'attributes' },
-    // Empty or blank means the default policy.
-    authPolicyId: { column: 'authPolicyId', kind: 'nullableString', convert: (v: string | null) => v ?? 'default' },
-    externalId: { column: 'externalId', kind: 'nullableString' },
-    defaultHostingCost: { column: 'defaultHostingCost', kind: 'int' },
-    defaultHostingPrecedence: { column: 'defaultHostingPrecedence', kind: 'string', zero: 'default' },
-    serviceHostingCosts: { column: 'serviceHostingCosts', kind: 'map' },
-    serviceHostingPrecedences: { column: 'serviceHostingPrecedences', kind: 'map' },
-    appData: { column: 'appData', kind: 'map' },
-  },
-  unique: [
-    { column: 'name', field: 'name' },
-    { column: 'externalId', field: 'externalId' },
-  ],
-  newId: shortId,
-});
+import { compileRoleFilter, type ResolvedListQuery } from '../../crud/list-query.js';
+import { listPage, qualified as q, type Statement } from '../../crud/repo.js';
 
 /**
  * What the identity detail shows besides its row, selected with it as correlated sub-queries so that a
@@ -100,15 +70,10 @@ export async function listIdentityRoleAttributes(db: Db, q: ResolvedListQuery): 
   const each = sql`json_each(CASE WHEN json_valid(${identities.roleAttributes}) THEN ${identities.roleAttributes} ELSE '[]' END)`;
   const source = sql`(SELECT DISTINCT ${sql.identifier('ra')}.${sql.identifier('value')} AS value FROM ${identities}, ${each} AS ${sql.identifier('ra')}) AS ${sql.identifier('attr')}`;
   const where: SQL | undefined = q.where;
-  const [rows, total] = await Promise.all([
-    db
-      .select({ value: sql<string>`${ATTR_VALUE}` })
-      .from(source)
-      .where(where)
-      .orderBy(...q.orderBy)
-      .limit(q.limit ?? -1)
-      .offset(q.offset),
-    db.select({ n: sql<number>`count(*)` }).from(source).where(where),
-  ]);
-  return { values: rows.map((r) => r.value), total: Number(total[0]?.n ?? 0) };
+  const { rows, total } = await listPage(
+    (p) => db.select({ value: sql<string>`${ATTR_VALUE}` }).from(source).where(where).orderBy(...q.orderBy).limit(p.limit).offset(p.offset),
+    () => db.select({ n: sql<number>`count(*)` }).from(source).where(where),
+    q,
+  );
+  return { values: rows.map((r) => r.value), total };
 }

@@ -1,24 +1,26 @@
+import { listMeta, resolveListQuery, type ListQueryParams } from '../../crud/list-query.js';
+import { findEntity, listRelated, resourceService, type ListResult } from '../../crud/service.js';
 import type { Deps } from '../../deps.js';
-import { findEntity, listRelated, resourceService, type ListResult } from '../../http/crud.js';
-import { fieldError, messageError, notFound } from '../../http/errors.js';
-import { listMeta, resolveListQuery } from '../../http/list-query.js';
-import type { QueryValues } from '../../http/validate.js';
-import { authenticatorEntity, authenticatorExtras, authenticatorsOfIdentity } from '../authenticators/repo.js';
+import { fieldError, messageError, notFound } from '../../errors.js';
+import type { IdentityCreate, IdentityPatch } from '../../generated/management-types.js';
+import { authenticatorEntity } from '../authenticators/entity.js';
 import { renderAuthenticator } from '../authenticators/mapper.js';
+import { authenticatorExtras, authenticatorsOfIdentity } from '../authenticators/repo.js';
+import { identityEntity, type IdentityRow } from './entity.js';
 import { extrasFromSelected, renderIdentity } from './mapper.js';
 import {
   authPolicyExists,
   disableIdentityRow,
   enableIdentityRow,
   identityCascade,
-  identityEntity,
   identityExtras,
   identityRoleFilter,
   listIdentityRoleAttributes,
   missingServiceIds,
   roleAttributeFields,
-  type IdentityRow,
 } from './repo.js';
+
+type IdentityValues = { name?: string; typeId?: unknown; authPolicyId?: string | null; serviceHostingCosts?: Record<string, unknown>; serviceHostingPrecedences?: Record<string, unknown> };
 
 /** API sessions whose last activity is before this are expired: they do not count for `hasApiSession`. */
 function liveSince(deps: Deps): number {
@@ -31,7 +33,7 @@ const ROUTER_TYPE = 'Router';
  * The identity type on PUT/PATCH (reference §8.1): User, Device, Service and Default all mean Default;
  * Router is refused for other identities, and router identities keep their type and name.
  */
-function typeOnUpdate(values: Record<string, unknown>, existing: IdentityRow, requested: string | null | undefined): void {
+function typeOnUpdate(values: IdentityValues, existing: IdentityRow, requested: string | null | undefined): void {
   if (existing.typeId === ROUTER_TYPE) {
     if (requested && requested !== ROUTER_TYPE) throw fieldError('type', 'may not change type of router identities', requested);
     if (values.name !== undefined && values.name !== existing.name) throw fieldError('name', 'may not change name of router identities', values.name);
@@ -42,12 +44,12 @@ function typeOnUpdate(values: Record<string, unknown>, existing: IdentityRow, re
 }
 
 /** Referenced entities must exist: the auth policy (404 like the controller's foreign key), hosting-map service ids. */
-async function checkReferences(deps: Deps, values: Record<string, unknown>): Promise<void> {
-  const policyId = values.authPolicyId as string | undefined;
-  if (policyId !== undefined && !(await authPolicyExists(deps.db, policyId))) throw notFound('authPolicy', policyId);
+async function checkReferences(deps: Deps, values: IdentityValues): Promise<void> {
+  const policyId = values.authPolicyId;
+  if (policyId !== undefined && policyId !== null && !(await authPolicyExists(deps.db, policyId))) throw notFound('authPolicy', policyId);
   const serviceIds = new Set<string>();
-  for (const column of ['serviceHostingCosts', 'serviceHostingPrecedences']) {
-    if (typeof values[column] === 'string') for (const id of Object.keys(JSON.parse(values[column] as string))) serviceIds.add(id);
+  for (const map of [values.serviceHostingCosts, values.serviceHostingPrecedences]) {
+    for (const id of Object.keys(map ?? {})) serviceIds.add(id);
   }
   if (serviceIds.size > 0) {
     const missing = await missingServiceIds(deps.db, [...serviceIds]);
@@ -58,17 +60,17 @@ async function checkReferences(deps: Deps, values: Record<string, unknown>): Pro
 export const identityService = resourceService(identityEntity, {
   extras: (deps) => identityExtras(liveSince(deps)),
   render: (selected, deps) => renderIdentity(selected.row, extrasFromSelected(selected, selected.row.authPolicyId), deps.now()),
-  listWhere: (query, queries) => identityRoleFilter(queries.roleFilter, query.roleSemantic),
+  listWhere: (query) => identityRoleFilter(query.roleFilter, query.roleSemantic),
   create: {
     // The requested type is ignored: every identity created through the API is of type Default (§8.1).
     // `enrollment` is accepted and not acted upon until enrolments exist (docs/api-conventions.md).
-    async check(deps, values) {
+    async check(deps, values, _body: IdentityCreate) {
       values.typeId = 'Default';
       await checkReferences(deps, values);
     },
   },
   update: {
-    async check(deps, values, existing, body: { type?: string | null }) {
+    async check(deps, values, existing, body: IdentityPatch) {
       typeOnUpdate(values, existing, body?.type);
       await checkReferences(deps, values);
     },
@@ -101,14 +103,14 @@ export async function enableIdentity(deps: Deps, id: string): Promise<void> {
  * `GET /identity-role-attributes` (reference §3.4): distinct attributes ascending, filter on `id` only;
  * only the filter's own `limit`/`skip`/`sort by` apply, so the whole list is returned by default.
  */
-export async function listRoleAttributes(deps: Deps, query: QueryValues): Promise<ListResult> {
+export async function listRoleAttributes(deps: Deps, query: ListQueryParams): Promise<ListResult<string>> {
   const q = resolveListQuery(query, roleAttributeFields, { filterPagingOnly: true });
   const { values, total } = await listIdentityRoleAttributes(deps.db, q);
   return { data: values, meta: listMeta(total, q.limit, q.offset, ['id']) };
 }
 
 /** `GET /identities/{id}/authenticators`: the authenticator list restricted to the identity. */
-export async function listIdentityAuthenticators(deps: Deps, id: string, query: QueryValues): Promise<ListResult> {
+export async function listIdentityAuthenticators(deps: Deps, id: string, query: ListQueryParams) {
   return listRelated(deps, authenticatorEntity, query, {
     where: authenticatorsOfIdentity(id),
     extras: authenticatorExtras(),

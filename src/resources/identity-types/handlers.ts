@@ -1,7 +1,8 @@
-import { crudHandlers } from '../../http/crud.js';
-import type { HandlerMap } from '../../http/handler.js';
-import { identityTypeEntity } from './repo.js';
-import { identityTypeService } from './service.js';
+import { handlers, type ManagementOperations } from '../../http/handler.js';
+import { identityTypeService as service } from './service.js';
 
 /** Management `/identity-types` (admin, read-only). */
-export const identityTypeHandlers: HandlerMap = crudHandlers(identityTypeEntity, identityTypeService, { list: 'listIdentityTypes', detail: 'detailIdentityType' });
+export const identityTypeHandlers = handlers<ManagementOperations>()({
+  listIdentityTypes: async ({ svc, list, reply }) => reply.list(await service.list(svc.deps, list)),
+  detailIdentityType: async ({ svc, params, reply }) => reply.ok(await service.detail(svc.deps, params.id)),
+});

@@ -1,5 +1,5 @@
-import { resourceService } from '../../http/crud.js';
+import { resourceService } from '../../crud/service.js';
+import { identityTypeEntity } from './entity.js';
 import { renderIdentityType } from './mapper.js';
-import { identityTypeEntity } from './repo.js';
 
 export const identityTypeService = resourceService(identityTypeEntity, { render: (r) => renderIdentityType(r.row) });

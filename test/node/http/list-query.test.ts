@@ -1,6 +1,6 @@
 import { and, count } from 'drizzle-orm';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { ApiError } from '../../../src/http/errors.js';
+import { ApiError } from '../../../src/errors.js';
 import {
   compileRoleFilter,
   DEFAULT_LIMIT,
@@ -12,7 +12,7 @@ import {
   UNLIMITED_REPORTED,
   type ListQueryOptions,
   type ListQueryParams,
-} from '../../../src/http/list-query.js';
+} from '../../../src/crud/list-query.js';
 import { fields, items, openFixture, type TestDb } from '../lib/zitiql-fixture.js';
 
 let db: TestDb;

@@ -5,8 +5,8 @@
  */
 import type { Client } from '@libsql/client';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { ApiError } from '../../../src/http/errors.js';
-import { compileRoleFilter, resolveListQuery, type ListQueryParams } from '../../../src/http/list-query.js';
+import { ApiError } from '../../../src/errors.js';
+import { compileRoleFilter, resolveListQuery, type ListQueryParams } from '../../../src/crud/list-query.js';
 import { MAX_NESTING_DEPTH, MAX_SORT_FIELDS, parseFilter, type BoolExpr, type Lhs, type Literal, type SetExpr, type SortField } from '../../../src/lib/zitiql/index.js';
 import { fields, items, openFixture, ROWS, type Row, type TestDb } from './zitiql-fixture.js';
 

@@ -10,7 +10,7 @@ import {
   type Query,
   type SortField,
 } from '../lib/zitiql/index.js';
-import { fieldError, messageError } from './errors.js';
+import { fieldError, messageError } from '../errors.js';
 
 export { commonFields, jsonArraySet, type FieldMap } from '../lib/zitiql/index.js';
 
@@ -25,10 +25,11 @@ export const MAX_OFFSET = 100_000;
  */
 export const UNLIMITED_REPORTED = Number.MAX_SAFE_INTEGER;
 
+/** The list parameters: numbers as the router converts them, or the raw query text. */
 export interface ListQueryParams {
   filter?: string;
-  limit?: string;
-  offset?: string;
+  limit?: number | string;
+  offset?: number | string;
   sort?: string;
 }
 
@@ -100,7 +101,8 @@ export function effectiveLimit(limit: number | null): number {
 }
 
 /** An integer query parameter; absent or empty = undefined. Anything else non-int64 is a 400. */
-function integerParam(field: 'limit' | 'offset', raw: string | undefined): number | undefined {
+function integerParam(field: 'limit' | 'offset', raw: number | string | undefined): number | undefined {
+  if (typeof raw === 'number') return raw;
   if (raw === undefined || raw === '') return undefined;
   if (!/^[+-]?\d{1,19}$/.test(raw) || BigInt(raw) > 9223372036854775807n || BigInt(raw) < -9223372036854775808n) {
     throw fieldError(field, `${field} in query must be of type integer: "string"`, raw);

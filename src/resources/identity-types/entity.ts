@@ -1,12 +1,12 @@
+import { defineEntity } from '../../crud/entity.js';
+import { commonFields } from '../../crud/list-query.js';
 import { identityTypes } from '../../db/schema/index.js';
-import { defineEntity } from '../../http/crud.js';
-import { commonFields } from '../../http/list-query.js';
 import { entityId } from '../../lib/ids.js';
 
 export type IdentityTypeRow = typeof identityTypes.$inferSelect;
 
 /** The built-in identity types (`Default`, `Router`); read-only through the API. */
-export const identityTypeEntity = defineEntity<IdentityTypeRow>({
+export const identityTypeEntity = defineEntity<Record<never, never>>()({
   entity: 'identityType',
   collection: 'identity-types',
   table: identityTypes,

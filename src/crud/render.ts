@@ -1,0 +1,38 @@
+/**
+ * What every entity rendering shares: `_links`, entity references and the base-entity fields
+ * (id, timestamps, tags, links) of the specification's `baseEntity`.
+ */
+import type { BaseEntity, EntityRef } from '../generated/management-types.js';
+import { readJson } from '../lib/json.js';
+import { iso } from '../lib/time.js';
+import type { BaseRow } from './entity.js';
+
+export interface Link {
+  href: string;
+}
+export type Links = Record<string, Link>;
+
+/** Builds `_links` from relative paths: links('./identities/x', {sessions: 'sessions'}) nests under self. */
+export function links(self: string, nested: Record<string, string> = {}): Links {
+  const out: Links = { self: { href: self } };
+  for (const [name, target] of Object.entries(nested)) {
+    out[name] = { href: target.startsWith('./') ? target : `${self}/${target}` };
+  }
+  return out;
+}
+
+/** An entityRef: `{_links, entity, id, name}`. */
+export function entityRef(entity: string, id: string, name: string, nested?: Record<string, string>) {
+  return { _links: links(`./${entity}/${id}`, nested), entity, id, name };
+}
+
+/** The `baseEntity` fields of a row: `{id, createdAt, updatedAt, tags, _links}`. */
+export function baseEntity(row: BaseRow, self: string, nested?: Record<string, string>): BaseEntity {
+  return {
+    id: row.id,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    tags: readJson<Record<string, unknown>>(row.tags, {}),
+    _links: links(self, nested),
+  };
+}

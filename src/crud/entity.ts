@@ -79,6 +79,3 @@ export function defineEntity<Body>() {
   });
 }
 
-export function selfHref(def: Pick<EntityDef<EntityTable>, 'collection'>, id: string): string {
-  return `./${def.collection}/${id}`;
-}

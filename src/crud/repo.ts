@@ -3,14 +3,13 @@
  * drizzle code of the CRUD engine; resources add their own queries in their repo.ts.
  */
 import { and, count, eq, getTableName, ne, sql, type SQL } from 'drizzle-orm';
-import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { atomic, type Db } from '../db/client.js';
+import { atomic, type Db, type Statement } from '../db/client.js';
 import { fieldError } from '../errors.js';
 import type { BaseRow, EntityTable, UniqueColumn } from './entity.js';
 import type { ResolvedListQuery } from './list-query.js';
 
-export type Statement = BatchItem<'sqlite'>;
+export type { Statement };
 
 /** Extra columns selected with each row: correlated sub-queries such as a referenced entity's name. */
 export type Extras = Record<string, SQL<unknown>>;

@@ -5,7 +5,7 @@
  * and caught from the unique index; system records refusing update or delete where the entity says so.
  * A resource's service is `resourceService(entity, rules)` plus whatever operations it adds.
  */
-import type { SQL } from 'drizzle-orm';
+import type { SQL } from '../db/client.js';
 import type { Deps } from '../deps.js';
 import { ApiError, causeValue, messageError, notFound } from '../errors.js';
 import type { EntityDef, EntityTable, RowOf } from './entity.js';

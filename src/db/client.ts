@@ -1,5 +1,8 @@
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type { BatchItem } from 'drizzle-orm/batch';
+
+/** A SQL fragment (a list restriction a repo builds); the only drizzle type code outside repos handles. */
+export type { SQL } from 'drizzle-orm';
 import * as schema from './schema/index.js';
 
 /** The database handle every repo receives: drizzle over libSQL (Node, Turso) or D1 (Workers). */
@@ -7,7 +10,9 @@ import * as schema from './schema/index.js';
 export type Db = BaseSQLiteDatabase<'async', any, typeof schema>;
 export { schema };
 
-type Batchable = BatchItem<'sqlite'>;
+/** One statement of an atomic batch, built by a repo. */
+export type Statement = BatchItem<'sqlite'>;
+type Batchable = Statement;
 
 /**
  * Runs the statements as one atomic batch (one implicit transaction on both libSQL and D1).

@@ -1,4 +1,6 @@
-import type { OperationSpec } from './operation.js';
+import type { Access, ApiName, OperationSpec } from './operation.js';
+
+export type { Access, ApiName };
 
 /**
  * Who may call an operation (reference auth-and-pki §1.2, model-and-policies §2.10):
@@ -9,8 +11,6 @@ import type { OperationSpec } from './operation.js';
  *   authenticated admin is *not* an admin: outstanding MFA must block management access too.
  * Every refusal is 401 UNAUTHORIZED, never 403.
  */
-export type Access = 'anonymous' | 'partial' | 'authenticated' | 'admin';
-export type ApiName = 'client' | 'management';
 
 /** Operations a partially authenticated session may call: finishing MFA, looking at itself, logging out. */
 const PARTIAL_OK: ReadonlySet<string> = new Set([

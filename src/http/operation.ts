@@ -1,4 +1,9 @@
-import type { Access } from './access.js';
+/**
+ * Who may call an operation (the rule is in access.ts): `anonymous`, `partial` (any valid API session,
+ * even with MFA outstanding), `authenticated` (fully authenticated) or `admin`.
+ */
+export type Access = 'anonymous' | 'partial' | 'authenticated' | 'admin';
+export type ApiName = 'client' | 'management';
 
 /** One parameter of a spec operation, as the generator extracts it. */
 export interface ParamSpec {

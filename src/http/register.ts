@@ -211,4 +211,3 @@ function safeExecutionCtx(c: Context): unknown {
   }
 }
 
-export { MAX_BODY_BYTES };

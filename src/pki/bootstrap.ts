@@ -1,10 +1,10 @@
-import { eq, inArray } from 'drizzle-orm';
 import { SignJWT } from 'jose';
-import { atomic, type Db } from '../db/client.js';
-import { pkiMaterial } from '../db/schema/pki.js';
+import type { Db } from '../db/client.js';
 import { sha1Hex, toBase64, wrap64 } from '../lib/encoding.js';
 import { deriveStorageKey, decrypt, encrypt } from './secrets.js';
 import { issueFromCsr } from './issue.js';
+import { insertPkiRowsIfAbsent, readPkiRows, replaceServerRow, type PkiRow } from './repo.js';
+import { randomSerial } from './serial.js';
 import type { CertAndKey, Pki } from './types.js';
 import { x509 } from './x509.js';
 
@@ -22,14 +22,6 @@ export interface PkiOptions {
   hostnames: string[];
   trustDomain?: string;
   now?: Date;
-}
-
-/** A large random positive serial (16 bytes, top bit cleared), unlike the controller's tiny ones. */
-export function randomSerial(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[0] &= 0x7f;
-  if (bytes[0] === 0) bytes[0] = 1;
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 function isIp(value: string): boolean {
@@ -117,8 +109,6 @@ function coversHostnames(cert: x509.X509Certificate, hostnames: string[]): boole
   return hostnames.every((h) => values.has(h));
 }
 
-type Row = typeof pkiMaterial.$inferSelect;
-
 /**
  * Loads the controller's PKI, creating it on first start. Creation inserts all three rows in one
  * batch with ON CONFLICT DO NOTHING and then re-reads them, so concurrent first starts (two Node
@@ -127,7 +117,7 @@ type Row = typeof pkiMaterial.$inferSelect;
 export async function loadOrCreatePki(db: Db, options: PkiOptions): Promise<Pki> {
   const now = options.now ?? new Date();
   const storageKey = await deriveStorageKey(options.secret);
-  let rows = await readRows(db);
+  let rows = await readPkiRows(db);
   if (!rows.root || !rows.signer || !rows.server) {
     const root = await createRoot(now);
     const rootCk: CertAndKey = { cert: root.cert, pem: root.cert.toString('pem'), key: root.keys.privateKey };
@@ -142,16 +132,14 @@ export async function loadOrCreatePki(db: Db, options: PkiOptions): Promise<Pki>
       encryptedKey: await encrypt(storageKey, await exportKey(key)),
       createdAt: at,
     });
-    await atomic(db, [
-      db.insert(pkiMaterial).values([
-        await row('root', root.cert, root.keys.privateKey),
-        await row('signer', signer.cert, signer.keys.privateKey),
-        await row('server', server.cert, server.keys.privateKey),
-      ]).onConflictDoNothing(),
+    await insertPkiRowsIfAbsent(db, [
+      await row('root', root.cert, root.keys.privateKey),
+      await row('signer', signer.cert, signer.keys.privateKey),
+      await row('server', server.cert, server.keys.privateKey),
     ]);
-    rows = await readRows(db);
+    rows = await readPkiRows(db);
   }
-  const load = async (r: Row | undefined): Promise<CertAndKey> => {
+  const load = async (r: PkiRow | undefined): Promise<CertAndKey> => {
     if (!r) throw new Error('the PKI rows are incomplete');
     const cert = new x509.X509Certificate(r.certPem);
     return { cert, pem: cert.toString('pem'), key: await importKey(await decrypt(storageKey, r.encryptedKey)) };
@@ -164,10 +152,7 @@ export async function loadOrCreatePki(db: Db, options: PkiOptions): Promise<Pki>
   if (!coversHostnames(server.cert, options.hostnames) || server.cert.notAfter.getTime() - now.getTime() < RENEW_BEFORE_MS) {
     // New host names or an expiring certificate: reissue the server certificate, keep the CAs.
     const fresh = await createServer(signer, options.hostnames, trustDomain, now);
-    await db
-      .update(pkiMaterial)
-      .set({ certPem: fresh.cert.toString('pem'), encryptedKey: await encrypt(storageKey, await exportKey(fresh.keys.privateKey)), createdAt: now.getTime() })
-      .where(eq(pkiMaterial.name, 'server'));
+    await replaceServerRow(db, { certPem: fresh.cert.toString('pem'), encryptedKey: await encrypt(storageKey, await exportKey(fresh.keys.privateKey)), createdAt: now.getTime() });
     server = { cert: fresh.cert, pem: fresh.cert.toString('pem'), key: fresh.keys.privateKey };
   }
   return buildPki(root, signer, server, trustDomain);
@@ -175,11 +160,6 @@ export async function loadOrCreatePki(db: Db, options: PkiOptions): Promise<Pki>
 
 function normaliseTrustDomain(value: string): string {
   return value.startsWith('spiffe://') ? value.replace(/\/+$/, '') : `spiffe://${value.replace(/\/+$/, '')}`;
-}
-
-async function readRows(db: Db): Promise<Record<string, Row | undefined>> {
-  const rows = await db.select().from(pkiMaterial).where(inArray(pkiMaterial.name, ['root', 'signer', 'server']));
-  return Object.fromEntries(rows.map((r) => [r.name, r]));
 }
 
 async function buildPki(root: CertAndKey, signer: CertAndKey, server: CertAndKey, trustDomain: string): Promise<Pki> {

@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 import { sha1Hex } from '../lib/encoding.js';
-import { randomSerial } from './bootstrap.js';
+import { randomSerial } from './serial.js';
 import type { CertAndKey, CertificateProfile, IssuedCertificate } from './types.js';
 import { x509 } from './x509.js';
 

@@ -10,4 +10,4 @@ export const authMethods: ReadonlyMap<string, AuthMethod> = new Map(
   [passwordMethod, unsupportedMethod('cert'), unsupportedMethod('ext-jwt')].map((m) => [m.name, m]),
 );
 
-export type { AuthAttempt, AuthMethod, AuthenticateBody, PrimaryAuthResult } from './types.js';
+export type { AuthMethod, AuthenticateBody } from './types.js';

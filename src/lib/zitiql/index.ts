@@ -9,11 +9,6 @@ export {
   compileQuery,
   compileSort,
   compileWhere,
-  type CompiledQuery,
   type FieldMap,
-  type FieldType,
-  type MapField,
-  type ScalarField,
-  type SetField,
 } from './compiler.js';
-export { commonFields, jsonArraySet, type CommonColumns } from './fields.js';
+export { commonFields, jsonArraySet } from './fields.js';

@@ -1,0 +1,73 @@
+/**
+ * The layers of docs/architecture.md, enforced by `npm run lint` (and so by CI):
+ *
+ *   entries (worker.ts, node.ts, app.ts) → http/ → resources/<r>/handlers → services → repos → db/
+ *
+ * Handlers never reach the store; services never see HTTP; the lower layers (db, repos, crud, auth,
+ * pki, enrollment, lib) never import http/; drizzle is imported only by repos and the store's own code;
+ * no module imports itself in a circle.
+ */
+const REPO = '(^src/db/|^src/crud/(repo|list-query|entity|props)\\.ts$|^src/resources/[^/]+/repo\\.ts$|^src/lib/zitiql/|^src/auth/repo\\.ts$|/repo\\.ts$|^src/bootstrap\\.ts$|^src/node\\.ts$)';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle: split the shared part into its own module.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'handlers-not-to-store',
+      severity: 'error',
+      comment: 'Handlers call services; only repos touch the store (db/, drizzle, repo.ts).',
+      from: { path: '^src/resources/[^/]+/handlers\\.ts$' },
+      to: { path: ['^src/db/', '/repo\\.ts$', '^src/crud/repo\\.ts$', 'drizzle-orm'] },
+    },
+    {
+      name: 'services-not-to-http',
+      severity: 'error',
+      comment: 'Services, repos, mappers and entities know nothing of HTTP: they get a ServiceContext.',
+      from: { path: '^src/resources/[^/]+/(service|repo|mapper|entity|fields)\\.ts$' },
+      to: { path: ['^src/http/', '^hono($|/)'] },
+    },
+    {
+      name: 'lower-layers-not-to-http',
+      severity: 'error',
+      comment: 'The store, the CRUD engine, auth, PKI, enrollment and pure code never import http/ or Hono.',
+      from: { path: '^src/(db|crud|auth|pki|enrollment|lib|policy|mfa)/' },
+      to: { path: ['^src/http/', '^hono($|/)'] },
+    },
+    {
+      name: 'lower-layers-not-to-resources',
+      severity: 'error',
+      comment: 'The store and pure code do not depend on resources.',
+      from: { path: '^src/(db|lib)/' },
+      to: { path: '^src/resources/' },
+    },
+    {
+      name: 'drizzle-only-in-repos',
+      severity: 'error',
+      comment: 'Queries live in repos; elsewhere at most a type from drizzle.',
+      from: { path: '^src/', pathNot: REPO },
+      to: { path: 'drizzle-orm', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-node-builtins-below-entries',
+      severity: 'error',
+      comment: 'Only src/node.ts knows Node; everything else runs on Workers too.',
+      from: { path: '^src/', pathNot: '^src/node\\.ts$|^src/cli/' },
+      to: { dependencyTypes: ['core'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // TypeScript 7 has no JavaScript API; swc parses the sources (type-only imports included).
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.d.ts'] },
+    exclude: { path: '^src/generated/' },
+  },
+};

@@ -8,6 +8,7 @@ import { apiSessionHandlers } from './resources/api-sessions/handlers.js';
 import { authenticateHandlers } from './resources/authenticate/handlers.js';
 import { authenticatorHandlers } from './resources/authenticators/handlers.js';
 import { authPolicyHandlers } from './resources/auth-policies/handlers.js';
+import { configTypeHandlers } from './resources/config-types/handlers.js';
 import { currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
 import { currentIdentityHandlers } from './resources/current-identity/handlers.js';
 import { discoveryHandlers } from './resources/discovery/handlers.js';
@@ -42,5 +43,6 @@ export const managementApi: ApiDefinition = {
     identityTypeHandlers,
     authenticatorHandlers,
     authPolicyHandlers,
+    configTypeHandlers,
   ),
 };

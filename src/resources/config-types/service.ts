@@ -1,0 +1,30 @@
+import { Validator, type Schema } from '@cfworker/json-schema';
+import { resourceService } from '../../crud/service.js';
+import { fieldError } from '../../errors.js';
+import { configTypeEntity } from './entity.js';
+import { renderConfigType } from './mapper.js';
+
+/** `all` selects every config type in `configTypes` lists, so no type may be named so (§2.5). */
+const RESERVED_NAME = 'all';
+
+/**
+ * A config type's schema (§5.1): optional (`{}` means none); otherwise a JSON schema whose root type is
+ * `object`, which the validator that will check configs' data can load.
+ */
+function checkDefinition(values: { name?: string; schema?: Record<string, unknown> }): void {
+  if (values.name === RESERVED_NAME) throw fieldError('name', 'all is a keyword and may not be used as a config type name', values.name);
+  const schema = values.schema;
+  if (!schema || Object.keys(schema).length === 0) return;
+  if (schema.type !== 'object') throw fieldError('schema', 'invalid config type schema, root type must be object', schema);
+  try {
+    new Validator(schema as Schema, '7').validate({});
+  } catch (e) {
+    throw fieldError('schema', `invalid schema: ${e instanceof Error ? e.message : String(e)}`, schema);
+  }
+}
+
+export const configTypeService = resourceService(configTypeEntity, {
+  render: (r) => renderConfigType(r.row),
+  create: { check: (_deps, values) => checkDefinition(values) },
+  update: { check: (_deps, values) => checkDefinition(values) },
+});

@@ -9,6 +9,7 @@ import { authenticateHandlers } from './resources/authenticate/handlers.js';
 import { authenticatorHandlers } from './resources/authenticators/handlers.js';
 import { authPolicyHandlers } from './resources/auth-policies/handlers.js';
 import { configTypeHandlers } from './resources/config-types/handlers.js';
+import { configHandlers } from './resources/configs/handlers.js';
 import { currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
 import { currentIdentityHandlers } from './resources/current-identity/handlers.js';
 import { discoveryHandlers } from './resources/discovery/handlers.js';
@@ -44,5 +45,6 @@ export const managementApi: ApiDefinition = {
     authenticatorHandlers,
     authPolicyHandlers,
     configTypeHandlers,
+    configHandlers,
   ),
 };

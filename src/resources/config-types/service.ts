@@ -1,8 +1,9 @@
-import { Validator, type Schema } from '@cfworker/json-schema';
-import { resourceService } from '../../crud/service.js';
+import { referencedError, resourceService } from '../../crud/service.js';
 import { fieldError } from '../../errors.js';
+import { isEmptySchema, jsonSchemaValidator } from '../../lib/json-schema.js';
 import { configTypeEntity } from './entity.js';
 import { renderConfigType } from './mapper.js';
+import { configsOfType } from './repo.js';
 
 /** `all` selects every config type in `configTypes` lists, so no type may be named so (§2.5). */
 const RESERVED_NAME = 'all';
@@ -14,10 +15,10 @@ const RESERVED_NAME = 'all';
 function checkDefinition(values: { name?: string; schema?: Record<string, unknown> }): void {
   if (values.name === RESERVED_NAME) throw fieldError('name', 'all is a keyword and may not be used as a config type name', values.name);
   const schema = values.schema;
-  if (!schema || Object.keys(schema).length === 0) return;
-  if (schema.type !== 'object') throw fieldError('schema', 'invalid config type schema, root type must be object', schema);
+  if (isEmptySchema(schema)) return;
+  if (schema!.type !== 'object') throw fieldError('schema', 'invalid config type schema, root type must be object', schema);
   try {
-    new Validator(schema as Schema, '7').validate({});
+    jsonSchemaValidator(schema!);
   } catch (e) {
     throw fieldError('schema', `invalid schema: ${e instanceof Error ? e.message : String(e)}`, schema);
   }
@@ -27,4 +28,11 @@ export const configTypeService = resourceService(configTypeEntity, {
   render: (r) => renderConfigType(r.row),
   create: { check: (_deps, values) => checkDefinition(values) },
   update: { check: (_deps, values) => checkDefinition(values) },
+  remove: {
+    // The controller refuses with a 500; a referenced entity is a 409 everywhere else (ADR 0001).
+    async check(deps, existing) {
+      const users = await configsOfType(deps.db, existing.id);
+      if (users.length > 0) throw referencedError('configTypes', 'configs', users, 'configTypeId');
+    },
+  },
 });

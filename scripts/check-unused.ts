@@ -75,7 +75,7 @@ function analyse(file: string): ModuleInfo {
       if (node.source) {
         addImport(
           node.source.value,
-          node.specifiers.map((s) => (s.type === 'ExportSpecifier' ? (s.local.type === 'Identifier' ? s.local.name : s.local.value) : '*')),
+          node.specifiers.map((s) => (s.type === 'ExportSpecifier' ? s.local.name : '*')),
         );
       }
       for (const s of node.specifiers) if (s.type === 'ExportSpecifier') info.exports.add(s.exported.type === 'Identifier' ? s.exported.name : s.exported.value);

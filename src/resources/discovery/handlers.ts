@@ -36,7 +36,7 @@ const networkJwtCache = new WeakMap<Deps, Promise<string>>();
 async function listNetworkJwts({ deps }: OpContext): Promise<Response> {
   let token = networkJwtCache.get(deps);
   if (!token) {
-    const signing = networkJwt(deps.pki, deps.config.apiAddress);
+    const signing = networkJwt(deps.pki, deps.config.apiOrigin);
     networkJwtCache.set(deps, signing);
     signing.catch(() => networkJwtCache.delete(deps));
     token = signing;
@@ -48,7 +48,7 @@ async function listNetworkJwts({ deps }: OpContext): Promise<Response> {
 function controllerRecord(deps: Deps) {
   const since = (startedAt ??= deps.now());
   const id = deps.pki.serverFingerprint.slice(0, 16);
-  const origin = `https://${deps.config.apiAddress}`;
+  const origin = deps.config.apiOrigin;
   return {
     id,
     name: deps.config.apiAddress,
@@ -74,7 +74,7 @@ function listControllers({ deps }: OpContext): Response {
 
 /** Listener addresses by protocol; this controller serves the edge APIs over HTTPS only. */
 function listProtocols({ deps }: OpContext): Response {
-  return ok({ https: { address: `https://${deps.config.apiAddress}` } });
+  return ok({ [deps.config.apiScheme]: { address: deps.config.apiOrigin } });
 }
 
 const shared: HandlerMap = {

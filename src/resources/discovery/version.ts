@@ -3,7 +3,7 @@ import { CLIENT_BASE, MANAGEMENT_BASE } from '../../http/paths.js';
 
 /** The document served at `/`, `/version` and the bare base paths of both APIs. */
 export function versionDocument(config: Config) {
-  const origin = `https://${config.apiAddress}`;
+  const origin = config.apiOrigin;
   const api = (path: string, urls: string[]) => ({ v1: { path, apiBaseUrls: urls } });
   const client = api(CLIENT_BASE, [origin + CLIENT_BASE]);
   return {

@@ -19,7 +19,8 @@ export function versionDocument(config: Config) {
       'edge-management': api(MANAGEMENT_BASE, [origin + MANAGEMENT_BASE]),
       // Not served by this controller: listed, as the controller lists unserved APIs, with no URLs.
       'edge-oidc': api('/oidc', []),
-      'health-checks': api('/health-checks/v1', []),
+      // Served at /health-checks (src/observability); as the controller does, the URL is the origin only.
+      'health-checks': api('/health-checks/v1', [origin]),
     },
   };
 }

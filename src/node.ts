@@ -243,30 +243,37 @@ function await_<T>(value: T | Promise<T>): T {
  * exit 0; a second signal exits at once. Start-up failures print one line and exit 1.
  */
 async function main(): Promise<void> {
-  let controller: NodeController;
+  let controller: NodeController | undefined;
+  let stopping: NodeJS.Signals | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = signal;
+    // Whatever happens while closing, the process is gone shortly after the grace period.
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + 400).unref();
+    if (controller) void shutdown(controller, signal);
+    // Still starting: shut down as soon as the start completes (see below).
+  };
+  // Installed before the start, so that a signal during start-up is never the default (abrupt) one.
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   try {
     controller = await startController(process.env, { banner: true });
   } catch (e) {
     console.error(`error: ${e instanceof Error ? e.message : String(e)}`);
     process.exit(1);
   }
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    controller.deps.log.info('stopping', { signal, graceMs: SHUTDOWN_GRACE_MS });
-    // Whatever happens while closing, the process is gone shortly after the grace period.
-    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + 400).unref();
-    controller.close(SHUTDOWN_GRACE_MS).then(
-      () => {
-        controller.deps.log.info('stopped', { signal });
-        process.exit(0);
-      },
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  if (stopping) await shutdown(controller, stopping);
+}
+
+async function shutdown(controller: NodeController, signal: NodeJS.Signals): Promise<never> {
+  controller.deps.log.info('stopping', { signal, graceMs: SHUTDOWN_GRACE_MS });
+  try {
+    await controller.close(SHUTDOWN_GRACE_MS);
+  } catch {
+    process.exit(1);
+  }
+  controller.deps.log.info('stopped', { signal });
+  process.exit(0);
 }
 
 const isMain = process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);

@@ -28,8 +28,12 @@ export interface Config {
   authConcurrencyLimit: number;
   /** `ZITI_LOG_LEVEL`: the lowest level written to the log. */
   logLevel: LogLevel;
-  /** `ZITI_METRICS=true`: the Node entry serves Prometheus metrics at `/metrics`. */
+  /** `ZITI_METRICS=true` (or a `ZITI_METRICS_PORT`): the Node entry serves Prometheus metrics at `/metrics`. */
   metricsEnabled: boolean;
+  /** `ZITI_METRICS_PORT`: serve `/metrics` on this separate plain-HTTP port only (null: on the API port). */
+  metricsPort: number | null;
+  /** `ZITI_METRICS_HOST` (default 127.0.0.1): where the separate metrics port listens. */
+  metricsHost: string;
 }
 
 /**
@@ -39,6 +43,13 @@ export interface Config {
 export const CONTROLLER_VERSION = 'v1.6.2';
 /** The version of OpenZiti's edge-api specification the routes are generated from. */
 export const EDGE_API_SPEC_VERSION = 'v0.26.45';
+
+function port(name: string, value: string | undefined): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number (0-65535), got "${value}"`);
+  return n;
+}
 
 function bool(name: string, value: string | undefined): boolean {
   const v = (value ?? '').trim().toLowerCase();
@@ -62,6 +73,7 @@ export function parseConfig(env: Record<string, string | undefined>, runtimeVers
   const extra = (env.ZITI_HOSTNAMES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const secret = env.CONTROLLER_SECRET ?? '';
   if (secret.length < 16) throw new Error('CONTROLLER_SECRET must be set to at least 16 characters');
+  const metricsPort = port('ZITI_METRICS_PORT', env.ZITI_METRICS_PORT);
   const timeoutMinutes = int(env.ZITI_SESSION_TIMEOUT_MINUTES, 30, 0, 60 * 24 * 30);
   const enrollMinutes = int(env.ZITI_ENROLLMENT_DURATION_MINUTES, 180, 0, 60 * 24 * 365);
   return {
@@ -82,6 +94,8 @@ export function parseConfig(env: Record<string, string | undefined>, runtimeVers
     runtimeVersion,
     authConcurrencyLimit: int(env.ZITI_AUTH_CONCURRENCY, 64, 1, 10_000),
     logLevel: parseLogLevel(env.ZITI_LOG_LEVEL),
-    metricsEnabled: bool('ZITI_METRICS', env.ZITI_METRICS),
+    metricsEnabled: bool('ZITI_METRICS', env.ZITI_METRICS) || metricsPort !== null,
+    metricsPort,
+    metricsHost: env.ZITI_METRICS_HOST?.trim() || '127.0.0.1',
   };
 }

@@ -10,7 +10,7 @@ import { randomBytes, X509Certificate as NodeX509 } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TLSSocket } from 'node:tls';
-import type { IncomingMessage } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
 import { createClient, type Client } from '@libsql/client';
 import { migrate } from 'drizzle-orm/libsql/migrator';
@@ -33,6 +33,8 @@ export interface NodeController {
   bootstrap: BootstrapResult;
   server: ServerType;
   port: number;
+  /** The separate metrics port (ZITI_METRICS_PORT), when there is one. */
+  metricsPort?: number;
   client: Client;
   /**
    * Stops accepting connections, lets in-flight requests finish for up to `graceMs` (then drops the
@@ -136,16 +138,32 @@ export async function startController(env: Record<string, string | undefined>, o
   });
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
+  let metricsServer: HttpServer | undefined;
+  if (metrics && config.metricsPort !== null) {
+    try {
+      metricsServer = await listenMetrics(metrics, config.metricsHost, config.metricsPort);
+    } catch (e) {
+      await closeGracefully(server, client, 0);
+      throw e;
+    }
+  }
+  const metricsAddress = metricsServer?.address();
+  const metricsPort = typeof metricsAddress === 'object' && metricsAddress ? metricsAddress.port : undefined;
 
-  if (options.banner) console.log(banner(config, bootstrap, env, boundPort));
+  if (options.banner) console.log(banner(config, bootstrap, env, boundPort, metricsPort));
 
   return {
     deps,
     bootstrap,
     server,
     port: boundPort,
+    metricsPort,
     client,
-    close: (graceMs = SHUTDOWN_GRACE_MS) => closeGracefully(server, client, graceMs),
+    close: async (graceMs = SHUTDOWN_GRACE_MS) => {
+      metricsServer?.close();
+      metricsServer?.closeAllConnections();
+      await closeGracefully(server, client, graceMs);
+    },
   };
 }
 
@@ -153,7 +171,7 @@ export async function startController(env: Record<string, string | undefined>, o
  * What a newcomer needs on the terminal: where it listens, which versions mean what, how to trust the
  * CA and log in with curl, and the truth about the admin password on this start.
  */
-function banner(config: Config, bootstrap: BootstrapResult, env: Record<string, string | undefined>, boundPort: number): string {
+function banner(config: Config, bootstrap: BootstrapResult, env: Record<string, string | undefined>, boundPort: number, metricsPort: number | undefined): string {
   const base = config.apiOrigin;
   const username = env.ADMIN_USERNAME ?? 'admin';
   const lines = [
@@ -163,7 +181,8 @@ function banner(config: Config, bootstrap: BootstrapResult, env: Record<string, 
     `  management API:  ${base}/edge/management/v1`,
     `  health:          ${base}/health-checks`,
   ];
-  if (config.metricsEnabled) lines.push(`  metrics:         ${base}/metrics`);
+  if (metricsPort !== undefined) lines.push(`  metrics:         http://${config.metricsHost}:${metricsPort}/metrics`);
+  else if (config.metricsEnabled) lines.push(`  metrics:         ${base}/metrics`);
   lines.push(
     `  root CA SHA-256: ${new NodeX509(bootstrap.pki.root.pem).fingerprint256}`,
     `  trust the CA:    curl -sk ${base}/.well-known/est/cacerts | base64 -d | openssl pkcs7 -inform DER -print_certs > ca.pem`,
@@ -202,10 +221,26 @@ function usableDataDir(dataDir: string, embedded: boolean): void {
   }
 }
 
-function listenError(e: NodeJS.ErrnoException, host: string, port: number): Error {
-  if (e.code === 'EADDRINUSE') return new StartupError(`cannot listen on ${host}:${port}: the port is in use; stop the other process or set PORT`);
-  if (e.code === 'EACCES') return new StartupError(`cannot listen on ${host}:${port}: permission denied; choose a PORT above 1023`);
-  if (e.code === 'EADDRNOTAVAIL') return new StartupError(`cannot listen on ${host}:${port}: no such local address; check HOST`);
+/** `ZITI_METRICS_PORT`: the Prometheus exposition alone, in plain HTTP, on its own (by default loopback) port. */
+function listenMetrics(metrics: PrometheusMetrics, host: string, port: number): Promise<HttpServer> {
+  const server = createHttpServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(req.method === 'HEAD' ? undefined : metrics.render());
+  });
+  return new Promise((resolveServer, rejectServer) => {
+    server.once('error', (e: NodeJS.ErrnoException) => rejectServer(listenError(e, host, port, 'ZITI_METRICS_PORT')));
+    server.listen(port, host, () => resolveServer(server));
+  });
+}
+
+function listenError(e: NodeJS.ErrnoException, host: string, port: number, setting = 'PORT'): Error {
+  if (e.code === 'EADDRINUSE') return new StartupError(`cannot listen on ${host}:${port}: the port is in use; stop the other process or set ${setting}`);
+  if (e.code === 'EACCES') return new StartupError(`cannot listen on ${host}:${port}: permission denied; choose a ${setting} above 1023`);
+  if (e.code === 'EADDRNOTAVAIL') return new StartupError(`cannot listen on ${host}:${port}: no such local address; check ${setting === 'PORT' ? 'HOST' : 'ZITI_METRICS_HOST'}`);
   return new StartupError(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`);
 }
 

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Deps, Runtime } from '../deps.js';
+import { pathOf } from '../http/paths.js';
 import { checkHealth } from './health.js';
 import { loginOutcome, PrometheusMetrics, StoreTally } from './metrics.js';
 
@@ -8,8 +9,8 @@ const LOGIN_METHODS = new Set(['password', 'cert', 'ext-jwt']);
 
 /** The raw request path with `//` collapsed, before the API aliasing maps it into the client API. */
 function rawPath(url: string): string {
-  const u = new URL(url);
-  const p = u.pathname.replace(/\/{2,}/g, '/');
+  const raw = pathOf(url);
+  const p = raw.includes('//') ? raw.replace(/\/{2,}/g, '/') : raw;
   return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
 }
 
@@ -33,7 +34,8 @@ export function observe(runtime: Runtime): MiddlewareHandler {
       handled = await healthChecks(c, runtime, path);
     } else if (path === '/metrics') {
       const deps = await runtime.deps(c.env).catch(() => undefined);
-      if (deps?.metrics instanceof PrometheusMetrics) {
+      // With ZITI_METRICS_PORT the exposition is served only there (src/node.ts), never on the API port.
+      if (deps?.metrics instanceof PrometheusMetrics && deps.config.metricsPort === null) {
         operationId = 'metrics';
         handled = new Response(c.req.method === 'HEAD' ? null : deps.metrics.render(), {
           headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,8 +76,24 @@ describe('Prometheus metrics on the Node entry', () => {
     expect(text).not.toContain('not-the-password');
   });
 
+  it('with ZITI_METRICS_PORT are served only on that plain-HTTP loopback port', async () => {
+    const c = await start({ ZITI_METRICS_PORT: '0' });
+    expect(c.metricsPort).toBeGreaterThan(0);
+    expect((await call(c.port, '/metrics')).status).toBe(404);
+    const reply = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      httpGet({ host: '127.0.0.1', port: c.metricsPort, path: '/metrics', agent: false }, (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      }).on('error', reject);
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.text).toContain('ziti_http_requests_total{operation_id="unmatched",method="GET",status="404"} 1');
+  });
+
   it('refuse a malformed ZITI_METRICS or ZITI_LOG_LEVEL at start with a clear message', async () => {
     await expect(start({ ZITI_METRICS: 'maybe' })).rejects.toThrow('ZITI_METRICS must be true or false, got "maybe"');
+    await expect(start({ ZITI_METRICS_PORT: 'x' })).rejects.toThrow('ZITI_METRICS_PORT must be a port number (0-65535), got "x"');
     await expect(start({ ZITI_LOG_LEVEL: 'loud' })).rejects.toThrow('ZITI_LOG_LEVEL must be one of debug, info, warn, error, silent, got "loud"');
   });
 });

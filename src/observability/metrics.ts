@@ -22,7 +22,21 @@ const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 
 type Labels = Record<string, string>;
 
+/** Rendered label sets, memoised: the same few combinations recur on every request. */
+const renderedLabels = new Map<string, string>();
+
 function labelKey(labels: Labels): string {
+  const id = Object.keys(labels).join(',') + '\u0000' + Object.values(labels).join('\u0000');
+  let key = renderedLabels.get(id);
+  if (key === undefined) {
+    key = renderLabels(labels);
+    // Bounded: label values are operationIds, methods, statuses and fixed outcome names.
+    if (renderedLabels.size < 10_000) renderedLabels.set(id, key);
+  }
+  return key;
+}
+
+function renderLabels(labels: Labels): string {
   return Object.entries(labels)
     .map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
     .join(',');

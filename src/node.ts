@@ -185,7 +185,7 @@ function banner(config: Config, bootstrap: BootstrapResult, env: Record<string, 
   else if (config.metricsEnabled) lines.push(`  metrics:         ${base}/metrics`);
   lines.push(
     `  root CA SHA-256: ${new NodeX509(bootstrap.pki.root.pem).fingerprint256}`,
-    `  trust the CA:    curl -sk ${base}/.well-known/est/cacerts | base64 -d | openssl pkcs7 -inform DER -print_certs > ca.pem`,
+    `  trust the CA:    curl -sk ${base}/.well-known/est/cacerts | base64 -d | openssl pkcs7 -inform DER -print_certs -out ca.pem`,
   );
   const created = bootstrap.createdAdmin;
   if (created?.generatedPassword) {
@@ -197,7 +197,7 @@ function banner(config: Config, bootstrap: BootstrapResult, env: Record<string, 
   } else {
     lines.push(`  default admin:   exists already`);
   }
-  if (!created) lines.push(`  lost password:   stop the controller or not, then: npm run admin -- reset-password`);
+  if (!created) lines.push(`  lost password:   npm run admin -- reset-password   (safe while the controller runs)`);
   lines.push(
     `  log in:          curl --cacert ca.pem -H 'content-type: application/json' -d '{"username":"${username}","password":"<password>"}' '${base}/edge/client/v1/authenticate?method=password'`,
     `                   (send the returned token as the zt-session header; README.md walks through it)`,

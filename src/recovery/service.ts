@@ -5,6 +5,7 @@
  * the store on every login and request, so it caches nothing the reset changes.
  */
 import { hashPassword } from '../auth/password.js';
+import { generatePassword } from '../bootstrap.js';
 import { passwordPolicyError } from '../auth/password-policy.js';
 import { atomic, type Db } from '../db/client.js';
 import { shortId } from '../lib/ids.js';
@@ -20,6 +21,8 @@ export interface ResetResult {
   /** True when the default admin had no password authenticator and one was created. */
   createdAuthenticator: boolean;
 }
+
+export { generatePassword };
 
 const DEFAULT_POLICY = { updbMinPasswordLength: 5, updbRequireSpecialChar: false, updbRequireNumberChar: false, updbRequireMixedCase: false };
 
@@ -48,12 +51,4 @@ export async function resetAdminPassword(db: Db, input: { username?: string; fal
   const passwordHash = await hashPassword(input.password);
   await atomic(db, resetStatements(db, { identityId: admin.identityId, authenticatorId, passwordHash, now: input.now, create }));
   return { username, identityId: admin.identityId, identityName: admin.identityName, createdAuthenticator: !!create };
-}
-
-/** 24 random characters from a URL-safe alphabet (about 143 bits). */
-export function generatePassword(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(18));
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, 'A').replace(/\//g, 'z');
 }

@@ -7,6 +7,7 @@ import { canonicalPath, pathOf } from './http/paths.js';
 import { shortId } from './lib/ids.js';
 import { clientApi, managementApi } from './apis.js';
 import { CONTROLLER_VERSION } from './config.js';
+import { observe } from './observability/middleware.js';
 
 const CORS_HEADERS = {
   'access-control-allow-credentials': 'true',
@@ -48,6 +49,9 @@ export function createApp(runtime: Runtime): Hono {
       h.append('vary', 'Origin');
     }
   });
+
+  // Health checks, /metrics, the request log line and counters (src/observability).
+  app.use(observe(runtime));
 
   registerApi(app, clientApi, runtime);
   registerApi(app, managementApi, runtime);

@@ -48,7 +48,7 @@ async function seedDefaultAdmin(db: Db, seed: AdminSeed, now: number): Promise<B
   return mine.length > 0 ? { username: seed.username, generatedPassword: generated } : undefined;
 }
 
-function generatePassword(): string {
+export function generatePassword(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(18));
   let s = '';
   for (const b of bytes) s += String.fromCharCode(b);

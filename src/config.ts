@@ -2,9 +2,15 @@
  * Typed configuration, parsed from a plain record of strings (process.env on Node, the Worker's env
  * bindings on Workers), so that nothing below the entry files reads the environment itself.
  */
+import { parseLogLevel, type LogLevel } from './observability/log.js';
+
 export interface Config {
   /** host:port that clients use to reach the APIs (enrollment JWT `iss`, apiBaseUrls). */
   apiAddress: string;
+  /** `https` (default), or `http` where the server really answers in plain HTTP (`wrangler dev`). */
+  apiScheme: 'https' | 'http';
+  /** `<apiScheme>://<apiAddress>`: the origin every advertised URL starts with. */
+  apiOrigin: string;
   /** Host names and IP addresses the TLS server certificate must cover. */
   hostnames: string[];
   /** Control-plane address announced to routers in enrollment JWTs (`ctrls`), if any. */
@@ -20,9 +26,37 @@ export interface Config {
   runtimeVersion: string;
   /** Authentication rate limiter: concurrent in-flight logins per instance before 429. */
   authConcurrencyLimit: number;
+  /** `ZITI_LOG_LEVEL`: the lowest level written to the log. */
+  logLevel: LogLevel;
+  /** `ZITI_METRICS=true` (or a `ZITI_METRICS_PORT`): the Node entry serves Prometheus metrics at `/metrics`. */
+  metricsEnabled: boolean;
+  /** `ZITI_METRICS_PORT`: serve `/metrics` on this separate plain-HTTP port only (null: on the API port). */
+  metricsPort: number | null;
+  /** `ZITI_METRICS_HOST` (default 127.0.0.1): where the separate metrics port listens. */
+  metricsHost: string;
 }
 
+/**
+ * The OpenZiti controller release whose behaviour this project reproduces (what `/version` reports
+ * and clients gate features on). The API contract itself is edge-api v0.26.45 (the spec files).
+ */
 export const CONTROLLER_VERSION = 'v1.6.2';
+/** The version of OpenZiti's edge-api specification the routes are generated from. */
+export const EDGE_API_SPEC_VERSION = 'v0.26.45';
+
+function port(name: string, value: string | undefined): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number (0-65535), got "${value}"`);
+  return n;
+}
+
+function bool(name: string, value: string | undefined): boolean {
+  const v = (value ?? '').trim().toLowerCase();
+  if (v === '' || v === 'false' || v === '0' || v === 'no') return false;
+  if (v === 'true' || v === '1' || v === 'yes') return true;
+  throw new Error(`${name} must be true or false, got "${value}"`);
+}
 
 function int(value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined || value.trim() === '') return fallback;
@@ -33,14 +67,19 @@ function int(value: string | undefined, fallback: number, min: number, max: numb
 
 export function parseConfig(env: Record<string, string | undefined>, runtimeVersion: string): Config {
   const apiAddress = env.ZITI_API_ADDRESS?.trim() || `localhost:${env.PORT?.trim() || '1280'}`;
+  const scheme = (env.ZITI_API_SCHEME?.trim().toLowerCase() || 'https');
+  if (scheme !== 'https' && scheme !== 'http') throw new Error(`ZITI_API_SCHEME must be https or http, got "${env.ZITI_API_SCHEME}"`);
   const host = apiAddress.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
   const extra = (env.ZITI_HOSTNAMES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const secret = env.CONTROLLER_SECRET ?? '';
   if (secret.length < 16) throw new Error('CONTROLLER_SECRET must be set to at least 16 characters');
+  const metricsPort = port('ZITI_METRICS_PORT', env.ZITI_METRICS_PORT);
   const timeoutMinutes = int(env.ZITI_SESSION_TIMEOUT_MINUTES, 30, 0, 60 * 24 * 30);
   const enrollMinutes = int(env.ZITI_ENROLLMENT_DURATION_MINUTES, 180, 0, 60 * 24 * 365);
   return {
     apiAddress,
+    apiScheme: scheme,
+    apiOrigin: `${scheme}://${apiAddress}`,
     hostnames: [...new Set([host, 'localhost', '127.0.0.1', ...extra])],
     ctrlAddress: env.ZITI_CTRL_ADDRESS?.trim() || null,
     controllerSecret: secret,
@@ -54,5 +93,9 @@ export function parseConfig(env: Record<string, string | undefined>, runtimeVers
     buildDate: env.ZITI_BUILD_DATE ?? '',
     runtimeVersion,
     authConcurrencyLimit: int(env.ZITI_AUTH_CONCURRENCY, 64, 1, 10_000),
+    logLevel: parseLogLevel(env.ZITI_LOG_LEVEL),
+    metricsEnabled: bool('ZITI_METRICS', env.ZITI_METRICS) || metricsPort !== null,
+    metricsPort,
+    metricsHost: env.ZITI_METRICS_HOST?.trim() || '127.0.0.1',
   };
 }

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { RequestSession } from './http/session.js';
 import type { Db } from './db/client.js';
+import type { Metrics } from './observability/metrics.js';
 import type { Pki } from './pki/types.js';
 
 export interface Logger {
@@ -17,6 +18,8 @@ export interface Deps {
   log: Logger;
   /** Current time in Unix milliseconds; injectable so that tests can move the clock. */
   now(): number;
+  /** Request, login and store counters (src/observability); absent means not recorded. */
+  metrics?: Metrics;
 }
 
 /**

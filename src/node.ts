@@ -5,22 +5,25 @@
  */
 import 'reflect-metadata';
 import { createServer as createHttpsServer } from 'node:https';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, X509Certificate as NodeX509 } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TLSSocket } from 'node:tls';
-import type { IncomingMessage } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
 import { createClient, type Client } from '@libsql/client';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import type { Logger as QueryLogger } from 'drizzle-orm/logger';
 import { createApp } from './app.js';
 import { bootstrapStore, type BootstrapResult } from './bootstrap.js';
-import { parseConfig, type Config } from './config.js';
+import { EDGE_API_SPEC_VERSION, parseConfig, type Config } from './config.js';
 import type { Db } from './db/client.js';
 import { openLibsql } from './db/open.js';
-import { consoleLogger, type ClientCertificate, type Deps, type Logger, type Runtime } from './deps.js';
+import type { ClientCertificate, Deps, Logger, Runtime } from './deps.js';
+import { jsonLogger } from './observability/log.js';
+import { PrometheusMetrics } from './observability/metrics.js';
+import { timeLibsqlClient } from './observability/store-timing.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const MIGRATIONS_DIR = join(projectRoot, 'drizzle');
@@ -30,9 +33,21 @@ export interface NodeController {
   bootstrap: BootstrapResult;
   server: ServerType;
   port: number;
+  /** The separate metrics port (ZITI_METRICS_PORT), when there is one. */
+  metricsPort?: number;
   client: Client;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets in-flight requests finish for up to `graceMs` (then drops the
+   * connections still open), and closes the store.
+   */
+  close(graceMs?: number): Promise<void>;
 }
+
+/** A start-up failure the operator can fix; the CLI prints its message as one line. */
+export class StartupError extends Error {}
+
+/** How long a stopping server lets in-flight requests finish; `kill` must stop it within 2 s. */
+export const SHUTDOWN_GRACE_MS = 1_500;
 
 export interface StartOptions {
   logger?: Logger;
@@ -74,20 +89,21 @@ function peerCertificate(incoming: IncomingMessage | undefined): ClientCertifica
 }
 
 export async function startController(env: Record<string, string | undefined>, options: StartOptions = {}): Promise<NodeController> {
-  const log = options.logger ?? consoleLogger;
   const dataDir = resolve(env.DATA_DIR ?? join(process.cwd(), 'data'));
-  // libSQL does not create a missing directory.
-  mkdirSync(dataDir, { recursive: true });
+  usableDataDir(dataDir, !env.LIBSQL_URL);
   const port = Number(env.PORT ?? 1280);
   const config: Config = parseConfig(
     { ...env, CONTROLLER_SECRET: controllerSecret(env, dataDir), ZITI_API_ADDRESS: env.ZITI_API_ADDRESS ?? `localhost:${port}` },
     `node${process.versions.node}`,
   );
   const url = env.LIBSQL_URL ?? pathToFileURL(join(dataDir, 'controller.db')).href;
-  const client = createClient({ url, authToken: env.LIBSQL_AUTH_TOKEN });
+  const metrics = config.metricsEnabled ? new PrometheusMetrics() : undefined;
+  const rawClient = createClient({ url, authToken: env.LIBSQL_AUTH_TOKEN });
+  const client = metrics ? timeLibsqlClient(rawClient, metrics) : rawClient;
   const db = await openNodeStore(client, options.queryLogger);
   const bootstrap = await bootstrapStore(db, config, { username: env.ADMIN_USERNAME ?? 'admin', password: env.ADMIN_PASSWORD || undefined });
-  const deps: Deps = { db, config, pki: bootstrap.pki, log, now: () => Date.now() };
+  const log = options.logger ?? jsonLogger(config.logLevel);
+  const deps: Deps = { db, config, pki: bootstrap.pki, log, now: () => Date.now(), metrics };
   const depsPromise = Promise.resolve(deps);
 
   const runtime: Runtime = {
@@ -97,7 +113,7 @@ export async function startController(env: Record<string, string | undefined>, o
   };
   const app = createApp(runtime);
   const pki = bootstrap.pki;
-  const server = await new Promise<ServerType>((resolveServer) => {
+  const server = await new Promise<ServerType>((resolveServer, rejectServer) => {
     const s = serve(
       {
         fetch: app.fetch,
@@ -114,44 +130,141 @@ export async function startController(env: Record<string, string | undefined>, o
       },
       () => resolveServer(s),
     );
+    // listen() reports a port in use or a privileged port asynchronously, as an 'error' event.
+    s.once('error', (e: NodeJS.ErrnoException) => {
+      client.close();
+      rejectServer(listenError(e, env.HOST ?? '0.0.0.0', port));
+    });
   });
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
-
-  if (options.banner) {
-    const rootFingerprint = new NodeX509(pki.root.pem).fingerprint256;
-    const base = `https://${config.apiAddress}`;
-    const lines = [
-      `OpenZiti-compatible controller ${config.version} listening on https://${env.HOST ?? '0.0.0.0'}:${boundPort}`,
-      `  client API:      ${base}/edge/client/v1`,
-      `  management API:  ${base}/edge/management/v1`,
-      `  root CA SHA-256: ${rootFingerprint}`,
-      `  trust bundle:    curl -sk ${base}/.well-known/est/cacerts`,
-    ];
-    if (bootstrap.createdAdmin) {
-      lines.push(`  default admin:   ${bootstrap.createdAdmin.username}`);
-      if (bootstrap.createdAdmin.generatedPassword) {
-        lines.push(`  admin password:  ${bootstrap.createdAdmin.generatedPassword}   (shown once; set ADMIN_PASSWORD to choose one)`);
-      }
+  let metricsServer: HttpServer | undefined;
+  if (metrics && config.metricsPort !== null) {
+    try {
+      metricsServer = await listenMetrics(metrics, config.metricsHost, config.metricsPort);
+    } catch (e) {
+      await closeGracefully(server, client, 0);
+      throw e;
     }
-    lines.push(`  log in:          ziti edge login ${config.apiAddress} -u ${env.ADMIN_USERNAME ?? 'admin'} -p <password> --yes`);
-    console.log(lines.join('\n'));
   }
+  const metricsAddress = metricsServer?.address();
+  const metricsPort = typeof metricsAddress === 'object' && metricsAddress ? metricsAddress.port : undefined;
+
+  if (options.banner) console.log(banner(config, bootstrap, env, boundPort, metricsPort));
 
   return {
     deps,
     bootstrap,
     server,
     port: boundPort,
+    metricsPort,
     client,
-    close: () =>
-      new Promise<void>((done) => {
-        server.close(() => {
-          client.close();
-          done();
-        });
-      }),
+    close: async (graceMs = SHUTDOWN_GRACE_MS) => {
+      metricsServer?.close();
+      metricsServer?.closeAllConnections();
+      await closeGracefully(server, client, graceMs);
+    },
   };
+}
+
+/**
+ * What a newcomer needs on the terminal: where it listens, which versions mean what, how to trust the
+ * CA and log in with curl, and the truth about the admin password on this start.
+ */
+function banner(config: Config, bootstrap: BootstrapResult, env: Record<string, string | undefined>, boundPort: number, metricsPort: number | undefined): string {
+  const base = config.apiOrigin;
+  const username = env.ADMIN_USERNAME ?? 'admin';
+  const lines = [
+    `OpenZiti-compatible controller listening on https://${env.HOST ?? '0.0.0.0'}:${boundPort}`,
+    `  versions:        behaves as OpenZiti controller ${config.version} (what /version reports); API contract: edge-api spec ${EDGE_API_SPEC_VERSION}`,
+    `  client API:      ${base}/edge/client/v1`,
+    `  management API:  ${base}/edge/management/v1`,
+    `  health:          ${base}/health-checks`,
+  ];
+  if (metricsPort !== undefined) lines.push(`  metrics:         http://${config.metricsHost}:${metricsPort}/metrics`);
+  else if (config.metricsEnabled) lines.push(`  metrics:         ${base}/metrics`);
+  lines.push(
+    `  root CA SHA-256: ${new NodeX509(bootstrap.pki.root.pem).fingerprint256}`,
+    `  trust the CA:    curl -sk ${base}/.well-known/est/cacerts | base64 -d | openssl pkcs7 -inform DER -print_certs -out ca.pem`,
+  );
+  const created = bootstrap.createdAdmin;
+  if (created?.generatedPassword) {
+    lines.push(`  default admin:   ${created.username} / ${created.generatedPassword}   (shown once; keep it)`);
+  } else if (created) {
+    lines.push(`  default admin:   ${created.username}, password from ADMIN_PASSWORD`);
+  } else if (env.ADMIN_PASSWORD) {
+    lines.push(`  default admin:   exists already; ADMIN_PASSWORD is ignored (it only seeds the first start)`);
+  } else {
+    lines.push(`  default admin:   exists already`);
+  }
+  if (!created) lines.push(`  lost password:   npm run admin -- reset-password   (safe while the controller runs)`);
+  lines.push(
+    `  log in:          curl --cacert ca.pem -H 'content-type: application/json' -d '{"username":"${username}","password":"<password>"}' '${base}/edge/client/v1/authenticate?method=password'`,
+    `                   (send the returned token as the zt-session header; README.md walks through it)`,
+    `  stop:            Ctrl-C or SIGTERM (in-flight requests get ${SHUTDOWN_GRACE_MS / 1000} s)`,
+  );
+  return lines.join('\n');
+}
+
+/** The data directory must exist (libSQL does not create it) and be readable and writable. */
+function usableDataDir(dataDir: string, embedded: boolean): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    accessSync(dataDir, fsConstants.R_OK | fsConstants.W_OK | fsConstants.X_OK);
+    for (const file of [join(dataDir, 'controller.secret'), ...(embedded ? [join(dataDir, 'controller.db')] : [])]) {
+      if (existsSync(file)) accessSync(file, fsConstants.R_OK | (file.endsWith('.db') ? fsConstants.W_OK : 0));
+    }
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : err.code === 'ENOTDIR' || err.code === 'EEXIST' ? 'not a directory' : (err.code ?? err.message);
+    throw new StartupError(`cannot use the data directory ${dataDir}${err.path && err.path !== dataDir ? ` (${err.path})` : ''}: ${why}; fix its permissions or set DATA_DIR`);
+  }
+}
+
+/** `ZITI_METRICS_PORT`: the Prometheus exposition alone, in plain HTTP, on its own (by default loopback) port. */
+function listenMetrics(metrics: PrometheusMetrics, host: string, port: number): Promise<HttpServer> {
+  const server = createHttpServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(req.method === 'HEAD' ? undefined : metrics.render());
+  });
+  return new Promise((resolveServer, rejectServer) => {
+    server.once('error', (e: NodeJS.ErrnoException) => rejectServer(listenError(e, host, port, 'ZITI_METRICS_PORT')));
+    server.listen(port, host, () => resolveServer(server));
+  });
+}
+
+function listenError(e: NodeJS.ErrnoException, host: string, port: number, setting = 'PORT'): Error {
+  if (e.code === 'EADDRINUSE') return new StartupError(`cannot listen on ${host}:${port}: the port is in use; stop the other process or set ${setting}`);
+  if (e.code === 'EACCES') return new StartupError(`cannot listen on ${host}:${port}: permission denied; choose a ${setting} above 1023`);
+  if (e.code === 'EADDRNOTAVAIL') return new StartupError(`cannot listen on ${host}:${port}: no such local address; check ${setting === 'PORT' ? 'HOST' : 'ZITI_METRICS_HOST'}`);
+  return new StartupError(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`);
+}
+
+/**
+ * Stop accepting; idle keep-alive connections are closed at once and the others as soon as their
+ * response is sent; whatever is still open after `graceMs` is dropped. Then the store is closed.
+ */
+function closeGracefully(server: ServerType, client: Client, graceMs: number): Promise<void> {
+  const https = server as ServerType & { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+  return new Promise<void>((done) => {
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearInterval(idle);
+      clearTimeout(force);
+      client.close();
+      done();
+    };
+    server.close(finish);
+    https.closeIdleConnections?.();
+    const idle = setInterval(() => https.closeIdleConnections?.(), 50);
+    const force = setTimeout(() => https.closeAllConnections?.(), graceMs);
+  });
 }
 
 // PEM getters may be sync or async in the PKI module; the server options need plain strings.
@@ -160,10 +273,43 @@ function await_<T>(value: T | Promise<T>): T {
   return value;
 }
 
-const isMain = process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
-if (isMain) {
-  startController(process.env, { banner: true }).catch((e) => {
-    console.error(e instanceof Error ? e.message : e);
+/**
+ * `npm start` runs this file in one process (node --import tsx): SIGINT/SIGTERM stop it gracefully and
+ * exit 0; a second signal exits at once. Start-up failures print one line and exit 1.
+ */
+async function main(): Promise<void> {
+  let controller: NodeController | undefined;
+  let stopping: NodeJS.Signals | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = signal;
+    // Whatever happens while closing, the process is gone shortly after the grace period.
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + 400).unref();
+    if (controller) void shutdown(controller, signal);
+    // Still starting: shut down as soon as the start completes (see below).
+  };
+  // Installed before the start, so that a signal during start-up is never the default (abrupt) one.
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    controller = await startController(process.env, { banner: true });
+  } catch (e) {
+    console.error(`error: ${e instanceof Error ? e.message : String(e)}`);
     process.exit(1);
-  });
+  }
+  if (stopping) await shutdown(controller, stopping);
 }
+
+async function shutdown(controller: NodeController, signal: NodeJS.Signals): Promise<never> {
+  controller.deps.log.info('stopping', { signal, graceMs: SHUTDOWN_GRACE_MS });
+  try {
+    await controller.close(SHUTDOWN_GRACE_MS);
+  } catch {
+    process.exit(1);
+  }
+  controller.deps.log.info('stopped', { signal });
+  process.exit(0);
+}
+
+const isMain = process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) void main();

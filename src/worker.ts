@@ -10,7 +10,10 @@ import { bootstrapStore } from './bootstrap.js';
 import { parseConfig } from './config.js';
 import type { Db } from './db/client.js';
 import { openD1, openLibsql } from './db/open.js';
-import { consoleLogger, type ClientCertificate, type Deps, type Runtime } from './deps.js';
+import type { ClientCertificate, Deps, Runtime } from './deps.js';
+import { jsonLogger } from './observability/log.js';
+import { StoreTally } from './observability/metrics.js';
+import { timeD1, timeLibsqlClient } from './observability/store-timing.js';
 
 export interface Env {
   DB?: D1Database;
@@ -28,9 +31,10 @@ function stringEnv(env: Env): Record<string, string | undefined> {
   return out;
 }
 
-function openStore(env: Env): Db {
-  if (env.LIBSQL_URL) return openLibsql(createClient({ url: env.LIBSQL_URL, authToken: env.LIBSQL_AUTH_TOKEN }));
-  if (env.DB) return openD1(env.DB);
+/** The store, with every round trip timed into `tally` (reported on the request log lines). */
+function openStore(env: Env, tally: StoreTally): Db {
+  if (env.LIBSQL_URL) return openLibsql(timeLibsqlClient(createClient({ url: env.LIBSQL_URL, authToken: env.LIBSQL_AUTH_TOKEN }), tally));
+  if (env.DB) return openD1(timeD1(env.DB, tally));
   throw new Error('no store: bind a D1 database as DB or set LIBSQL_URL');
 }
 
@@ -39,11 +43,13 @@ let depsPromise: Promise<Deps> | undefined;
 
 async function init(env: Env): Promise<Deps> {
   const config = parseConfig(stringEnv(env), 'workerd');
-  const db = openStore(env);
+  const metrics = new StoreTally();
+  const db = openStore(env, metrics);
   // Migrations are applied by `wrangler d1 migrations apply`; here only built-ins, PKI and admin.
   const admin = env.ADMIN_PASSWORD ? { username: env.ADMIN_USERNAME ?? 'admin', password: env.ADMIN_PASSWORD } : undefined;
   const { pki } = await bootstrapStore(db, config, admin);
-  return { db, config, pki, log: consoleLogger, now: () => Date.now() };
+  // No scrape target on Workers: request, login and store counters ride on the JSON request log lines.
+  return { db, config, pki, log: jsonLogger(config.logLevel), now: () => Date.now(), metrics };
 }
 
 interface TlsClientAuth {

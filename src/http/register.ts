@@ -100,6 +100,7 @@ async function run(
   runtime: Runtime,
 ): Promise<Response> {
   const requestId = c.get('requestId') as string;
+  c.set('operationId' as never, op.operationId as never);
   const deps = await runtime.deps(c.env);
   const defer = (p: Promise<unknown>) => runtime.waitUntil(p.catch((e) => deps.log.error('deferred write failed', { requestId, error: String(e) })), safeExecutionCtx(c));
 

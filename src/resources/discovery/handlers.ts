@@ -21,7 +21,7 @@ const networkJwtCache = new WeakMap<Deps, Promise<string>>();
 function cachedNetworkJwt(deps: Deps): Promise<string> {
   let token = networkJwtCache.get(deps);
   if (!token) {
-    const signing = networkJwt(deps.pki, deps.config.apiAddress);
+    const signing = networkJwt(deps.pki, deps.config.apiOrigin);
     networkJwtCache.set(deps, signing);
     signing.catch(() => networkJwtCache.delete(deps));
     token = signing;
@@ -33,7 +33,7 @@ function cachedNetworkJwt(deps: Deps): Promise<string> {
 function controllerRecord(deps: Deps) {
   const since = (startedAt ??= deps.now());
   const id = deps.pki.serverFingerprint.slice(0, 16);
-  const origin = `https://${deps.config.apiAddress}`;
+  const origin = deps.config.apiOrigin;
   return {
     id,
     name: deps.config.apiAddress,
@@ -74,8 +74,8 @@ export const discoveryHandlers = {
   client: {
     ...shared,
     ...handlers<ClientOperations>()({
-      /** Listener addresses by protocol; this controller serves the edge APIs over HTTPS only. */
-      listProtocols: ({ svc, reply }) => reply.ok({ https: { address: `https://${svc.deps.config.apiAddress}` } }),
+      /** Listener addresses by protocol: the one scheme this controller serves the edge APIs on. */
+      listProtocols: ({ svc, reply }) => reply.ok({ [svc.deps.config.apiScheme]: { address: svc.deps.config.apiOrigin } }),
     }),
   },
   management: shared,

@@ -4,7 +4,7 @@ import { CLIENT_BASE, MANAGEMENT_BASE } from '../../http/paths.js';
 
 /** The document served at `/`, `/version` and the bare base paths of both APIs. */
 export function versionDocument(config: Config) {
-  const origin = `https://${config.apiAddress}`;
+  const origin = config.apiOrigin;
   const api = (path: string, urls: string[]) => ({ v1: { path, apiBaseUrls: urls } });
   const client = api(CLIENT_BASE, [origin + CLIENT_BASE]);
   return {
@@ -20,7 +20,8 @@ export function versionDocument(config: Config) {
       'edge-management': api(MANAGEMENT_BASE, [origin + MANAGEMENT_BASE]),
       // Not served by this controller: listed, as the controller lists unserved APIs, with no URLs.
       'edge-oidc': api('/oidc', []),
-      'health-checks': api('/health-checks/v1', []),
+      // Served at /health-checks (src/observability); as the controller does, the URL is the origin only.
+      'health-checks': api('/health-checks/v1', [origin]),
     },
   };
 }

@@ -245,7 +245,7 @@ async function transport() {
       nulInHeader: await raw(`GET /edge/client/v1/version HTTP/1.1\r\nHost: x\r\nx-nul: a\u0000b\r\n\r\n`),
       malformedRequestLine: await raw(`GARBAGE\r\n\r\n`),
       headerDrip: await raw('', { dripMs: 1000, limitMs: QUICK ? 20_000 : 95_000 }),
-      serverTimeouts: { headersTimeout: controller.server.headersTimeout, requestTimeout: controller.server.requestTimeout, keepAliveTimeout: controller.server.keepAliveTimeout },
+      serverTimeouts: (({ headersTimeout, requestTimeout, keepAliveTimeout }) => ({ headersTimeout, requestTimeout, keepAliveTimeout }))(controller.server as unknown as Record<string, number>),
     };
 
     // Forwarding headers: an attacker on 127.0.0.2 forging the admin's address 127.0.0.1.

@@ -12,7 +12,7 @@ export type AuthenticatorRow = typeof authenticators.$inferSelect;
  * Authenticators as the management API writes them. Only `tags` is a plain property; the method,
  * identity, username and password hash are set by the service's rules.
  */
-export const authenticatorEntity = defineEntity<AuthenticatorRow>({
+const baseEntity = defineEntity<AuthenticatorRow>({
   entity: 'authenticator',
   collection: 'authenticators',
   table: authenticators,
@@ -22,6 +22,36 @@ export const authenticatorEntity = defineEntity<AuthenticatorRow>({
   unique: [{ column: 'username', field: 'username' }],
   newId: shortId,
 });
+
+/**
+ * The insert takes its `identity_id` from the identity row itself (`(SELECT id FROM identities WHERE id = ?)`):
+ * when the identity is gone (deleted while the password was being hashed) the value is NULL and the NOT
+ * NULL column refuses the row, so no authenticator outlives its identity. `missingIdentity` recognises it.
+ */
+export const authenticatorEntity: typeof baseEntity = {
+  ...baseEntity,
+  repo: {
+    ...baseEntity.repo,
+    insert: (db, values) =>
+      db.insert(authenticators).values({ ...(values as typeof authenticators.$inferInsert), identityId: sql`(SELECT ${q(identities.id)} FROM ${identities} WHERE ${q(identities.id)} = ${values.identityId})` }),
+  },
+};
+
+/** The conditional insert found no identity (see `authenticatorEntity`). */
+export function missingIdentity(error: unknown): boolean {
+  return causeChain(error).some((m) => /NOT NULL constraint failed: authenticators\.identity_id/i.test(m));
+}
+
+/** The store refused a second password authenticator for an identity (`authenticators_identity_updb_uq`). */
+export function secondUpdb(error: unknown): boolean {
+  return causeChain(error).some((m) => /UNIQUE constraint failed: authenticators\.identity_id/i.test(m));
+}
+
+function causeChain(error: unknown): string[] {
+  const out: string[] = [];
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) out.push(String((e as Error).message ?? e));
+  return out;
+}
 
 /** The owning identity's name, selected with each authenticator for its `identity` entityRef. */
 export function authenticatorExtras() {

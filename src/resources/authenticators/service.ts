@@ -1,10 +1,10 @@
 import { hashPassword } from '../../auth/password.js';
 import type { Deps } from '../../deps.js';
-import { resourceService } from '../../http/crud.js';
+import { resourceService, type ResourceService } from '../../http/crud.js';
 import { ApiError, fieldError, notFound } from '../../http/errors.js';
 import { identityEntity } from '../identities/repo.js';
 import { renderAuthenticator } from './mapper.js';
-import { authenticatorCascade, authenticatorEntity, authenticatorExtras, countIdentityMethod, passwordChangedStatements } from './repo.js';
+import { authenticatorCascade, authenticatorEntity, authenticatorExtras, countIdentityMethod, missingIdentity, passwordChangedStatements, secondUpdb } from './repo.js';
 
 export const USERNAME_MIN = 4;
 export const USERNAME_MAX = 100;
@@ -47,7 +47,7 @@ function checkPassword(password: unknown): string {
  * are hashed with a fresh salt on every set; an admin does not need the current password and is not held
  * to the auth policy's complexity rules (those apply to passwords an identity chooses itself).
  */
-export const authenticatorService = resourceService(authenticatorEntity, {
+const service = resourceService(authenticatorEntity, {
   extras: () => authenticatorExtras(),
   render: (r) => renderAuthenticator(r.row, r.identityName ?? ''),
   create: {
@@ -81,6 +81,23 @@ export const authenticatorService = resourceService(authenticatorEntity, {
     cascade: (deps, existing) => authenticatorCascade(deps.db, existing.id),
   },
 });
+
+/**
+ * The store decides the races the checks above cannot: a second password authenticator created at the
+ * same time (the partial unique index) is 409, an identity deleted meanwhile (the conditional insert) 404.
+ */
+export const authenticatorService: ResourceService = {
+  ...service,
+  async create(deps, body) {
+    try {
+      return await service.create(deps, body);
+    } catch (e) {
+      if (secondUpdb(e)) throw new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED');
+      if (missingIdentity(e)) throw notFound('identity', String((body as AuthenticatorCreateBody).identityId));
+      throw e;
+    }
+  },
+};
 
 async function loadIdentity(deps: Deps, id: string) {
   const found = await identityEntity.repo.find(deps.db, id);

@@ -20,6 +20,16 @@ export interface Config {
   runtimeVersion: string;
   /** Authentication rate limiter: concurrent in-flight logins per instance before 429. */
   authConcurrencyLimit: number;
+  /**
+   * Peers (addresses or IPv4 CIDRs, `*` for any) whose `X-Forwarded-For` / `X-Real-IP` name the client
+   * (`ZITI_TRUSTED_PROXIES`). Empty by default: forwarding headers are ignored (src/auth/client-address.ts).
+   */
+  trustedProxies: string[];
+  /**
+   * Browser origins allowed to call the APIs with credentials (`ZITI_CORS_ORIGINS`, comma-separated, `*` for
+   * any origin but `null`). Loopback origins and the controller's own origin are always allowed (src/app.ts).
+   */
+  corsOrigins: string[];
 }
 
 export const CONTROLLER_VERSION = 'v1.6.2';
@@ -29,6 +39,10 @@ function int(value: string | undefined, fallback: number, min: number, max: numb
   const n = Number(value);
   if (!Number.isInteger(n)) throw new Error(`expected an integer, got "${value}"`);
   return Math.min(max, Math.max(min, n));
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 export function parseConfig(env: Record<string, string | undefined>, runtimeVersion: string): Config {
@@ -54,5 +68,7 @@ export function parseConfig(env: Record<string, string | undefined>, runtimeVers
     buildDate: env.ZITI_BUILD_DATE ?? '',
     runtimeVersion,
     authConcurrencyLimit: int(env.ZITI_AUTH_CONCURRENCY, 64, 1, 10_000),
+    trustedProxies: list(env.ZITI_TRUSTED_PROXIES),
+    corsOrigins: list(env.ZITI_CORS_ORIGINS).map((o) => (o === '*' ? o : o.replace(/\/+$/, '').toLowerCase())),
   };
 }

@@ -36,7 +36,7 @@ export async function authenticate(ctx: OpContext<AuthenticateBody | undefined>)
   // Unreachable through the spec's enum, which the router checks first.
   if (!method) throw new ApiError('INVALID_AUTH_METHOD');
   const { limiter, throttle } = authGuards(deps, deps.config.authConcurrencyLimit);
-  const address = clientAddress(ctx.c);
+  const address = clientAddress(ctx.c, deps.config.trustedProxies);
 
   return limiter.run(async () => {
     const result = await method.authenticate({ ctx, address, throttle });

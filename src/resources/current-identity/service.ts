@@ -72,7 +72,7 @@ export async function updateOwnAuthenticator(ctx: OpContext<SelfUpdateBody>, rep
   if (authenticator.method !== 'updb') throw new ApiError('CAN_NOT_UPDATE_AUTHENTICATOR');
   if (!policy) throw new ApiError('UNAUTHORIZED');
   const { limiter, throttle } = authGuards(deps, deps.config.authConcurrencyLimit);
-  const address = clientAddress(ctx.c);
+  const address = clientAddress(ctx.c, deps.config.trustedProxies);
   const currentUsername = authenticator.username ?? '';
   throttle.check(address, currentUsername, deps.now());
 

@@ -83,17 +83,52 @@ export class ApiError extends Error {
   }
 }
 
-/** Renders a submitted value the way the cause's `value` string expects it. */
+/** Keys whose values are secrets wherever they appear in a submitted value: rendered as `<redacted>`. */
+export const SECRET_FIELDS = /password|secret|token|code|csr|key/i;
+
+/** A cause's `value` is at most this long (the rest is cut with `...`), and nests at most this deep. */
+export const CAUSE_VALUE_MAX = 256;
+const CAUSE_DEPTH_MAX = 4;
+
+/**
+ * Renders a submitted value the way the cause's `value` string expects it (`[a b]`, `map[k:v]`), bounded in
+ * length and depth so that a huge or deeply nested body is never reflected back, and with the values of
+ * secret-looking keys (`password`, `token`, ...) redacted at any depth.
+ */
 export function causeValue(value: unknown): string {
-  if (value === undefined || value === null) return '<nil>';
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return `[${value.map(causeValue).join(' ')}]`;
-  if (typeof value === 'object') {
-    return `map[${Object.entries(value as Record<string, unknown>)
-      .map(([k, v]) => `${k}:${causeValue(v)}`)
-      .join(' ')}]`;
-  }
-  return String(value);
+  let out = '';
+  const write = (text: string) => {
+    if (out.length <= CAUSE_VALUE_MAX) out += text;
+  };
+  const render = (v: unknown, depth: number): void => {
+    if (out.length > CAUSE_VALUE_MAX) return;
+    if (v === undefined || v === null) return write('<nil>');
+    if (typeof v === 'string') return write(v.length > CAUSE_VALUE_MAX ? v.slice(0, CAUSE_VALUE_MAX + 1) : v);
+    if (typeof v !== 'object') return write(String(v));
+    if (depth >= CAUSE_DEPTH_MAX) return write('...');
+    if (Array.isArray(v)) {
+      write('[');
+      for (let i = 0; i < v.length && out.length <= CAUSE_VALUE_MAX; i++) {
+        if (i > 0) write(' ');
+        render(v[i], depth + 1);
+      }
+      return write(']');
+    }
+    write('map[');
+    let first = true;
+    for (const k in v as Record<string, unknown>) {
+      if (out.length > CAUSE_VALUE_MAX) break;
+      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+      if (!first) write(' ');
+      first = false;
+      write(`${k}:`);
+      if (SECRET_FIELDS.test(k)) write('<redacted>');
+      else render((v as Record<string, unknown>)[k], depth + 1);
+    }
+    write(']');
+  };
+  render(value, 0);
+  return out.length > CAUSE_VALUE_MAX ? out.slice(0, CAUSE_VALUE_MAX) + '...' : out;
 }
 
 /** 400 COULD_NOT_VALIDATE with a field cause. Pass `value: undefined` only for secrets: it renders `<nil>`-free. */

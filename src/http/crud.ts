@@ -20,6 +20,7 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { atomic, type Db } from '../db/client.js';
 import type { Deps } from '../deps.js';
 import { toSet } from '../lib/json.js';
+import { assertMap, assertName, assertRoleAttributes } from '../lib/limits.js';
 import { ApiError, causeValue, fieldError, messageError, notFound } from './errors.js';
 import { created, ok } from './envelope.js';
 import type { HandlerMap, OpContext } from './handler.js';
@@ -113,6 +114,7 @@ function toColumn(kind: PropKind, path: string, value: unknown): unknown {
 /** A name must be a non-empty string (400 COULD_NOT_VALIDATE `name is required`). */
 export function requireName(value: unknown, field = 'name'): string {
   if (typeof value !== 'string' || value === '') throw fieldError(field, `${field} is required`, value ?? '');
+  assertName(value, field);
   return value;
 }
 
@@ -123,6 +125,7 @@ export function requireName(value: unknown, field = 'name'): string {
 export function validateMap(value: unknown, field = 'tags'): Record<string, unknown> {
   if (value === null || value === undefined) return {};
   if (!isObject(value)) throw fieldError(field, `${field} must be an object`, value);
+  assertMap(value, field);
   for (const [key, v] of Object.entries(value)) {
     if (v !== null && typeof v !== 'string' && typeof v !== 'boolean' && typeof v !== 'number') {
       throw fieldError(field, `${Array.isArray(v) ? 'nested lists' : 'nested maps'} not supported (${field}.${key}): values must be null, a string, a boolean or a number`, value);
@@ -135,6 +138,7 @@ export function validateMap(value: unknown, field = 'tags'): Record<string, unkn
 export function validateRoleAttributes(value: unknown, field = 'roleAttributes'): string[] {
   if (value === null || value === undefined) return [];
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw fieldError(field, `${field} must be a list of strings`, value);
+  assertRoleAttributes(value as string[], field);
   for (const attr of value as string[]) {
     if (attr.startsWith('#')) throw fieldError(field, 'role attributes may not be prefixed with #', attr);
     if (attr.startsWith('@')) throw fieldError(field, 'role attributes may not be prefixed with @', attr);

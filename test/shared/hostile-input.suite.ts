@@ -85,4 +85,49 @@ export function hostileInputSuite(client: () => TestClient) {
       expect4xxEnvelope(reply);
     });
   });
+
+  describe('names and stored text', () => {
+    const createIdentity = (body: Record<string, unknown>) => client().request(`${MGMT}/identities`, { token: admin, body: { type: 'User', isAdmin: false, ...body } });
+    const uniq = () => crypto.randomUUID().slice(0, 8);
+
+    it('refuses control and invisible formatting characters in names, tag keys and role attributes', async () => {
+      const base = `nul-${uniq()}`;
+      for (const name of [`${base}\u0000A`, `${base}\u0000B`, `${base}\u0007`, `${base}\u202e`, `${base}\u200b`, `${base}\u001b[31m`]) {
+        const reply = await createIdentity({ name });
+        expect4xxEnvelope(reply);
+        expect(reply.body.error.cause.field).toBe('name');
+      }
+      expect4xxEnvelope(await createIdentity({ name: `${base}-tags`, tags: { 'a\u0000b': 'x' } }));
+      expect4xxEnvelope(await createIdentity({ name: `${base}-attrs`, roleAttributes: ['ok', 'bad\u0000'] }));
+      const plain = await createIdentity({ name: base });
+      expect(plain.status).toBe(201);
+      // A name that merely contains non-ASCII letters is fine.
+      expect((await createIdentity({ name: `${base}-Zoë-東京` })).status).toBe(201);
+    });
+
+    it('refuses NUL in usernames, so a username cannot pose as another', async () => {
+      const identityId = (await createIdentity({ name: `nuluser-${uniq()}` })).body.data.id;
+      for (const username of ['admin\u0000x', `user\u0000${uniq()}`, `user\u202e${uniq()}`]) {
+        const reply = await client().request(`${MGMT}/authenticators`, { token: admin, body: { method: 'updb', identityId, username, password: 'some-password' } });
+        expect4xxEnvelope(reply);
+        expect(reply.body.error.cause.field).toBe('username');
+      }
+    });
+
+    it('caps names, tags, app data and role attributes', async () => {
+      const n = uniq();
+      expect((await createIdentity({ name: `${n}-`.padEnd(255, 'x') })).status).toBe(201);
+      expect4xxEnvelope(await createIdentity({ name: `${n}-`.padEnd(256, 'x') }));
+      expect4xxEnvelope(await createIdentity({ name: `${n}-bigtag`, tags: { big: 'x'.repeat(1000 * 1000) } }), 4096);
+      expect4xxEnvelope(await createIdentity({ name: `${n}-bigapp`, appData: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, 'v'.repeat(4000)])) }), 4096);
+      expect4xxEnvelope(await createIdentity({ name: `${n}-keys`, tags: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])) }));
+      expect4xxEnvelope(await createIdentity({ name: `${n}-longkey`, tags: { ['k'.repeat(129)]: 1 } }));
+      expect4xxEnvelope(await createIdentity({ name: `${n}-attrs`, roleAttributes: Array.from({ length: 101 }, (_, i) => `a${i}`) }));
+      expect4xxEnvelope(await createIdentity({ name: `${n}-attr`, roleAttributes: ['a'.repeat(129)] }));
+      const ok = await createIdentity({ name: `${n}-fits`, tags: { k: 'v'.repeat(4096) }, roleAttributes: Array.from({ length: 100 }, (_, i) => `a${i}`) });
+      expect(ok.status).toBe(201);
+      // PATCH is held to the same caps.
+      expect4xxEnvelope(await client().request(`${MGMT}/identities/${ok.body.data.id}`, { token: admin, method: 'PATCH', body: { tags: { big: 'x'.repeat(5000) } } }));
+    });
+  });
 }

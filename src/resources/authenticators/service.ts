@@ -1,5 +1,6 @@
 import { hashPassword } from '../../auth/password.js';
 import type { Deps } from '../../deps.js';
+import { assertUsername } from '../../lib/limits.js';
 import { resourceService, type ResourceService } from '../../http/crud.js';
 import { ApiError, fieldError, notFound } from '../../http/errors.js';
 import { identityEntity } from '../identities/repo.js';
@@ -30,6 +31,7 @@ function checkUsername(username: unknown): string {
   const n = [...username].length;
   if (n < USERNAME_MIN) throw fieldError('username', `username in body should be at least ${USERNAME_MIN} chars long`, username);
   if (n > USERNAME_MAX) throw fieldError('username', `username in body should be at most ${USERNAME_MAX} chars long`, username);
+  assertUsername(username);
   return username;
 }
 

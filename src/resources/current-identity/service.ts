@@ -9,6 +9,7 @@ import type { OpContext } from '../../http/handler.js';
 import { listMeta, resolveListQuery } from '../../http/list-query.js';
 import type { RequestSession } from '../../http/session.js';
 import type { Deps } from '../../deps.js';
+import { assertUsername } from '../../lib/limits.js';
 import { renderIdentity, type IdentityExtras } from '../identities/mapper.js';
 import { authenticatorFields } from './fields.js';
 import { renderOwnAuthenticator } from './mapper.js';
@@ -95,6 +96,7 @@ export async function updateOwnAuthenticator(ctx: OpContext<SelfUpdateBody>, rep
       changes.passwordHash = await hashPassword(password);
     }
     if (username !== undefined && username !== authenticator.username) {
+      assertUsername(username);
       if (await usernameTaken(deps.db, username, authenticator.id)) throw usernameInUse(username);
       changes.username = username;
     }

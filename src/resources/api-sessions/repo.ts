@@ -40,9 +40,14 @@ export async function deleteApiSession(db: Db, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** Deletes up to `max` sessions whose last activity is before `cutoff` (the serverless expiry enforcer). */
-export async function deleteExpiredSessions(db: Db, cutoff: number, max: number): Promise<void> {
-  await db.delete(apiSessions).where(inArray(apiSessions.id, db.select({ id: apiSessions.id }).from(apiSessions).where(lt(apiSessions.lastActivityAt, cutoff)).limit(max)));
+/**
+ * Deletes up to `max` sessions whose last activity is before `cutoff`, oldest first through the
+ * last-activity index; returns how many it deleted.
+ */
+export async function deleteExpiredSessions(db: Db, cutoff: number, max: number): Promise<number> {
+  const expired = db.select({ id: apiSessions.id }).from(apiSessions).where(lt(apiSessions.lastActivityAt, cutoff)).orderBy(apiSessions.lastActivityAt).limit(max);
+  const rows = await db.delete(apiSessions).where(inArray(apiSessions.id, expired)).returning({ id: apiSessions.id });
+  return rows.length;
 }
 
 type ApiSessionInsert = typeof apiSessions.$inferSelect;

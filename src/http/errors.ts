@@ -15,6 +15,10 @@ export const ERROR_CATALOGUE = {
   COULD_NOT_PARSE_BODY: [400, 'The body of the request could not be parsed'],
   COULD_NOT_READ_BODY: [500, 'The body of the request could not be read'],
   REQUEST_TOO_LARGE: [413, 'The body of the request is larger than the controller accepts'],
+  // Transport-level refusals of the Node server, answered in the envelope (src/node.ts).
+  HEADERS_TOO_LARGE: [431, 'The request line or headers are larger than the controller accepts'],
+  MALFORMED_REQUEST: [400, 'The request could not be parsed as HTTP'],
+  REQUEST_TIMEOUT: [408, 'The request was not received in time'],
   UNSUPPORTED_MEDIA: [415, 'No suitable accept media types were detected, supports: application/json'],
   INVALID_UUID: [400, 'The supplied UUID is invalid'],
   ENTITY_CAN_NOT_BE_DELETED: [400, 'The entity requested for delete can not be deleted'],

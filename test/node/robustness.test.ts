@@ -15,9 +15,9 @@ afterAll(() => t?.close());
 let checked = 0;
 const subtle = globalThis.crypto.subtle;
 const deriveBits = subtle.deriveBits.bind(subtle);
-(subtle as { deriveBits: typeof subtle.deriveBits }).deriveBits = (algorithm, key, length) => {
-  const salt = (algorithm as { salt?: Uint8Array }).salt;
-  if (salt && new Uint8Array(salt as ArrayBufferLike).some((b) => b !== 0)) checked++;
+(subtle as { deriveBits: unknown }).deriveBits = (algorithm: Pbkdf2Params, key: CryptoKey, length: number) => {
+  const salt = algorithm.salt as Uint8Array | undefined;
+  if (salt && new Uint8Array(salt.buffer, salt.byteOffset, salt.byteLength).some((b) => b !== 0)) checked++;
   return deriveBits(algorithm, key, length);
 };
 

@@ -122,3 +122,95 @@ describe('CORS', () => {
     }
   });
 });
+
+interface RawReply {
+  status: number | undefined;
+  contentType: string | undefined;
+  body: any;
+  ms: number;
+}
+
+/** One request written as raw bytes over TLS (malformed on purpose), read until the server closes. */
+function raw(port: number, text: string, drip?: { everyMs: number }): Promise<RawReply> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false });
+    let data = '';
+    let timer: NodeJS.Timeout | undefined;
+    const limit = setTimeout(() => socket.destroy(), 25_000);
+    socket.on('data', (d) => (data += d.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearInterval(timer);
+      clearTimeout(limit);
+      const [head, ...rest] = data.split('\r\n\r\n');
+      let body: any;
+      try {
+        body = JSON.parse(rest.join('\r\n\r\n'));
+      } catch {
+        body = rest.join('\r\n\r\n');
+      }
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]) || undefined, contentType: /content-type: ([^\r\n]+)/i.exec(head)?.[1], body, ms: Date.now() - started });
+    });
+    socket.on('secureConnect', () => {
+      socket.write(text);
+      if (drip) {
+        let n = 0;
+        timer = setInterval(() => socket.write(`x-drip-${n++}: y\r\n`), drip.everyMs);
+      }
+    });
+  });
+}
+
+function expectEnvelope(reply: RawReply, status: number, code: string): void {
+  expect(reply.status).toBe(status);
+  expect(reply.contentType).toBe('application/json');
+  expect(reply.body.error.code).toBe(code);
+  expect(reply.body.error.requestId).toMatch(/^\w+$/);
+  expect(reply.body.meta).toEqual({ apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' });
+}
+
+describe('transport errors on the Node server', () => {
+  let server: Awaited<ReturnType<typeof startOn>>;
+  let port: number;
+  beforeAll(async () => {
+    server = await startOn();
+    port = server.controller.port;
+  });
+  afterAll(() => server?.close());
+
+  it('sets its timeouts deliberately', () => {
+    const s = server.controller.server as unknown as Record<string, number>;
+    expect(s.headersTimeout).toBe(10_000);
+    expect(s.requestTimeout).toBe(30_000);
+    expect(s.keepAliveTimeout).toBe(5_000);
+  });
+
+  it('answers oversized request lines and headers with 431 in the error envelope', async () => {
+    const big = 'a'.repeat(100 * 1024);
+    expectEnvelope(await raw(port, `GET /edge/client/v1/version HTTP/1.1\r\nHost: x\r\nx-big: ${big}\r\n\r\n`), 431, 'HEADERS_TOO_LARGE');
+    expectEnvelope(await raw(port, `GET /edge/client/v1/version?q=${big} HTTP/1.1\r\nHost: x\r\n\r\n`), 431, 'HEADERS_TOO_LARGE');
+    const many = Array.from({ length: 3000 }, (_, i) => `x-h${i}: v\r\n`).join('');
+    expectEnvelope(await raw(port, `GET /edge/client/v1/version HTTP/1.1\r\nHost: x\r\n${many}\r\n`), 431, 'HEADERS_TOO_LARGE');
+  });
+
+  it('answers malformed requests with 400 in the error envelope', async () => {
+    expectEnvelope(await raw(port, `GET /edge/client/v1/version HTTP/1.1\r\nHost: x\r\nx-nul: a\u0000b\r\n\r\n`), 400, 'MALFORMED_REQUEST');
+    expectEnvelope(await raw(port, 'GARBAGE\r\n\r\n'), 400, 'MALFORMED_REQUEST');
+    // Parsed as HTTP, but not a URL the app can be given.
+    expectEnvelope(await raw(port, 'GET /edge/client/v1/version HTTP/1.1\r\nHost: [bad\r\nConnection: close\r\n\r\n'), 400, 'MALFORMED_REQUEST');
+    expectEnvelope(await raw(port, 'GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), 400, 'MALFORMED_REQUEST');
+    expectEnvelope(await raw(port, 'POST /edge/client/v1/authenticate HTTP/1.1\r\nHost: x\r\ncontent-length: 5\r\ncontent-length: 6\r\n\r\nhello!'), 400, 'MALFORMED_REQUEST');
+  });
+
+  it('closes a connection dripping its headers within seconds, with 408 in the error envelope', async () => {
+    const reply = await raw(port, 'GET /edge/client/v1/version HTTP/1.1\r\nHost: x\r\n', { everyMs: 500 });
+    expectEnvelope(reply, 408, 'REQUEST_TIMEOUT');
+    expect(reply.ms).toBeLessThan(13_000);
+  });
+
+  it('still serves ordinary requests', async () => {
+    const reply = await https(port, `${CLIENT}/version`);
+    expect(reply.status).toBe(200);
+  });
+});

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Runtime } from './deps.js';
-import { ApiError } from './http/errors.js';
+import { ApiError, bounded } from './http/errors.js';
 import { errorResponse } from './http/envelope.js';
 import { registerApi } from './http/register.js';
 import { canonicalPath, pathOf } from './http/paths.js';
@@ -73,7 +73,7 @@ export function createApp(runtime: Runtime): Hono {
   app.notFound((c) => {
     const requestId = (c.get('requestId' as never) as string | undefined) ?? shortId();
     const path = canonicalPath(pathOf(c.req.url));
-    return errorResponse(new ApiError('NOT_FOUND', { code: 'UNHANDLED', message: `path ${path} was not found` }), requestId);
+    return errorResponse(new ApiError('NOT_FOUND', { code: 'UNHANDLED', message: `path ${bounded(path)} was not found` }), requestId);
   });
 
   app.onError(async (err, c) => {

@@ -144,9 +144,15 @@ export function fieldError(field: string, reason: string, value?: unknown, code:
 
 /** An error whose cause is a plain message (rendered as an UNHANDLED-coded cause, as the controller does). */
 export function messageError(code: ErrorCode, message: string): ApiError {
-  return new ApiError(code, { code: 'UNHANDLED', message });
+  // Messages quote request text (ids, paths, filters): bounded, whoever built them.
+  return new ApiError(code, { code: 'UNHANDLED', message: bounded(message, 512) });
 }
 
 export function notFound(entity: string, id: string): ApiError {
-  return messageError('NOT_FOUND', `${entity} with id ${id} not found`);
+  return messageError('NOT_FOUND', `${entity} with id ${bounded(id)} not found`);
+}
+
+/** Text from the request (an id, a path) as an error message may quote it: at most 128 characters. */
+export function bounded(text: string, max = 128): string {
+  return text.length > max ? text.slice(0, max) + '...' : text;
 }

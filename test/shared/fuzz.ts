@@ -105,7 +105,7 @@ const HOSTILE_QUERY = [
 ];
 
 function hostileHeaders(rand: () => number): Record<string, string> {
-  return pick(rand, [
+  return pick<Record<string, string>>(rand, [
     { 'zt-session': 'not-a-token' },
     { 'zt-session': crypto.randomUUID() },
     { 'zt-session': 'x'.repeat(8_000) },

@@ -6,7 +6,7 @@ import { fieldError } from '../http/errors.js';
  * controls make two different names look the same. Lengths count code points.
  */
 export const LIMITS = {
-  /** Entity names (identities, auth policies, ...). */
+  /** Entity names (identities, auth policies, ...), and other identifying text such as `externalId`. */
   name: 255,
   /** Tag and map keys. */
   mapKey: 128,
@@ -45,6 +45,11 @@ export function textProblem(text: string, max: number, what: string): string | u
 export function assertName(name: string, field = 'name'): void {
   const problem = textProblem(name, LIMITS.name, field);
   if (problem) throw fieldError(field, problem, name);
+}
+
+/** Optional identifying text (an identity's `externalId`): the same rules as a name when present. */
+export function assertOptionalName(value: unknown, field: string): void {
+  if (typeof value === 'string') assertName(value, field);
 }
 
 /** A username (its 4..100 length is the spec's and checked with it): no control characters. */

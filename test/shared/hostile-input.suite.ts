@@ -124,6 +124,8 @@ export function hostileInputSuite(client: () => TestClient) {
       expect4xxEnvelope(await createIdentity({ name: `${n}-longkey`, tags: { ['k'.repeat(129)]: 1 } }));
       expect4xxEnvelope(await createIdentity({ name: `${n}-attrs`, roleAttributes: Array.from({ length: 101 }, (_, i) => `a${i}`) }));
       expect4xxEnvelope(await createIdentity({ name: `${n}-attr`, roleAttributes: ['a'.repeat(129)] }));
+      expect4xxEnvelope(await createIdentity({ name: `${n}-ext`, externalId: 'e'.repeat(100_000) }));
+      expect4xxEnvelope(await createIdentity({ name: `${n}-extnul`, externalId: `ext\u0000${n}` }));
       const ok = await createIdentity({ name: `${n}-fits`, tags: { k: 'v'.repeat(4096) }, roleAttributes: Array.from({ length: 100 }, (_, i) => `a${i}`) });
       expect(ok.status).toBe(201);
       // PATCH is held to the same caps.

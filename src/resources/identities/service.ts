@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { assertOptionalName } from '../../lib/limits.js';
 import { findEntity, listRelated, resourceService, type ListResult } from '../../http/crud.js';
 import { fieldError, messageError, notFound } from '../../http/errors.js';
 import { listMeta, resolveListQuery } from '../../http/list-query.js';
@@ -63,12 +64,14 @@ export const identityService = resourceService(identityEntity, {
     // The requested type is ignored: every identity created through the API is of type Default (§8.1).
     // `enrollment` is accepted and not acted upon until enrolments exist (docs/api-conventions.md).
     async check(deps, values) {
+      assertOptionalName(values.externalId, 'externalId');
       values.typeId = 'Default';
       await checkReferences(deps, values);
     },
   },
   update: {
     async check(deps, values, existing, body: { type?: string | null }) {
+      assertOptionalName(values.externalId, 'externalId');
       typeOnUpdate(values, existing, body?.type);
       await checkReferences(deps, values);
     },

@@ -190,7 +190,9 @@ const TRANSPORT_ERRORS: Record<string, ErrorCode> = {
  * in the JSON error envelope, like every other error, and the connection is closed.
  */
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable || (error.code === 'ECONNRESET' && !socket.writable)) {
+  // A peer that went away gets nothing; neither does a socket whose current response has started (as Node does).
+  const current = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
     socket.destroy();
     return;
   }

@@ -7,6 +7,7 @@ import { defineEntity, qualified as q, type Statement } from '../../http/crud.js
 import { compileRoleFilter, type ResolvedListQuery } from '../../http/list-query.js';
 import { shortId } from '../../lib/ids.js';
 import { identityFields } from './fields.js';
+import { identityEnrollmentsCascade, identityEnrollmentSummary } from '../../enrollment/repo.js';
 
 export type IdentityRow = typeof identities.$inferSelect;
 
@@ -45,10 +46,11 @@ export function identityExtras(liveSince: number) {
   return {
     authPolicyName: sql<string | null>`(SELECT ${q(authPolicies.name)} FROM ${authPolicies} WHERE ${q(authPolicies.id)} = ${q(identities.authPolicyId)})`,
     authenticatorSummary: sql<string | null>`(SELECT json_group_array(json_object('id', ${q(authenticators.id)}, 'method', ${q(authenticators.method)}, 'username', ${q(authenticators.username)}, 'fingerprint', ${q(authenticators.certFingerprint)})) FROM ${authenticators} WHERE ${q(authenticators.identityId)} = ${q(identities.id)})`,
+    enrollmentSummary: identityEnrollmentSummary(),
     hasApiSession: sql<number>`EXISTS (SELECT 1 FROM ${apiSessions} WHERE ${q(apiSessions.identityId)} = ${q(identities.id)} AND ${q(apiSessions.lastActivityAt)} >= ${liveSince})`,
   };
 }
-export type IdentityExtraValues = { authPolicyName: string | null; authenticatorSummary: string | null; hasApiSession: number };
+export type IdentityExtraValues = { authPolicyName: string | null; authenticatorSummary: string | null; enrollmentSummary: string | null; hasApiSession: number };
 
 export async function authPolicyExists(db: Db, id: string): Promise<boolean> {
   const rows = await db.select({ id: authPolicies.id }).from(authPolicies).where(eq(authPolicies.id, id)).limit(1);
@@ -73,6 +75,7 @@ export function identityCascade(db: Db, identityId: string): Statement[] {
     resetIdentityFailures(db, identityId),
     db.delete(apiSessions).where(eq(apiSessions.identityId, identityId)),
     db.delete(authenticators).where(eq(authenticators.identityId, identityId)),
+    identityEnrollmentsCascade(db, identityId),
   ];
 }
 

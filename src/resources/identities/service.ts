@@ -1,5 +1,7 @@
 import type { Deps } from '../../deps.js';
-import { findEntity, listRelated, resourceService, type ListResult } from '../../http/crud.js';
+import { createEntity, findEntity, listRelated, resourceService, type CreateHooks, type ListResult, type ResourceService } from '../../http/crud.js';
+import { identityEnrollmentRequest, prepareEnrollment } from '../../enrollment/create.js';
+import { openEnrollmentMaps } from '../../enrollment/render.js';
 import { fieldError, messageError, notFound } from '../../http/errors.js';
 import { listMeta, resolveListQuery } from '../../http/list-query.js';
 import type { QueryValues } from '../../http/validate.js';
@@ -55,18 +57,19 @@ async function checkReferences(deps: Deps, values: Record<string, unknown>): Pro
   }
 }
 
-export const identityService = resourceService(identityEntity, {
+const identityCreateHooks: CreateHooks = {
+  // The requested type is ignored: every identity created through the API is of type Default (§8.1).
+  async check(deps, values) {
+    values.typeId = 'Default';
+    await checkReferences(deps, values);
+  },
+};
+
+const baseIdentityService = resourceService(identityEntity, {
   extras: (deps) => identityExtras(liveSince(deps)),
   render: (selected, deps) => renderIdentity(selected.row, extrasFromSelected(selected, selected.row.authPolicyId), deps.now()),
   listWhere: (query, queries) => identityRoleFilter(queries.roleFilter, query.roleSemantic),
-  create: {
-    // The requested type is ignored: every identity created through the API is of type Default (§8.1).
-    // `enrollment` is accepted and not acted upon until enrolments exist (docs/api-conventions.md).
-    async check(deps, values) {
-      values.typeId = 'Default';
-      await checkReferences(deps, values);
-    },
-  },
+  create: identityCreateHooks,
   update: {
     async check(deps, values, existing, body: { type?: string | null }) {
       typeOnUpdate(values, existing, body?.type);
@@ -80,6 +83,35 @@ export const identityService = resourceService(identityEntity, {
     cascade: (deps, existing) => identityCascade(deps.db, existing.id),
   },
 });
+
+/**
+ * The identity service: CRUD plus the enrollment of `POST /identities` (written in the identity's
+ * batch, reference auth-and-pki §5.1) and the sealed enrollment JWTs of the `enrollment` map opened
+ * after rendering.
+ */
+export const identityService: ResourceService = {
+  ...baseIdentityService,
+  async list(deps, query, queries) {
+    const result = await baseIdentityService.list(deps, query, queries);
+    await openEnrollmentMaps(deps, result.data);
+    return result;
+  },
+  async detail(deps, id) {
+    const item = await baseIdentityService.detail(deps, id);
+    await openEnrollmentMaps(deps, [item]);
+    return item;
+  },
+  async create(deps, body: { enrollment?: { ott?: boolean | null; ottca?: string | null; updb?: string | null } | null }) {
+    // The id is chosen first: the enrollment JWT names it as its subject.
+    const id = identityEntity.newId();
+    const request = identityEnrollmentRequest(deps, id, body?.enrollment);
+    const enrollment = request ? await prepareEnrollment(deps, request, true) : undefined;
+    return createEntity(deps, { ...identityEntity, newId: () => id }, body, {
+      ...identityCreateHooks,
+      statements: () => (enrollment ? [enrollment.statement(deps)] : []),
+    });
+  },
+};
 
 /**
  * `POST /identities/{id}/disable`: disabled from now for `durationMinutes` (0 or less: until enabled);

@@ -1,0 +1,152 @@
+import { and, eq, gt, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { authenticators, authPolicies, cas, enrollments, identities } from '../db/schema/index.js';
+import { defineEntity, qualified as q, type Statement } from '../http/crud.js';
+import { commonFields, type FieldMap } from '../http/list-query.js';
+import { shortId } from '../lib/ids.js';
+
+export type EnrollmentRow = typeof enrollments.$inferSelect;
+export type AuthenticatorInsert = typeof authenticators.$inferInsert;
+export type EnrollmentMethod = EnrollmentRow['method'];
+
+export const enrollmentFields: FieldMap = {
+  ...commonFields(enrollments),
+  method: { type: 'string', sql: enrollments.method },
+  identity: { type: 'string', sql: enrollments.identityId },
+  identityId: { type: 'string', sql: enrollments.identityId },
+  ca: { type: 'string', sql: enrollments.caId },
+  caId: { type: 'string', sql: enrollments.caId },
+  expiresAt: { type: 'datetime', sql: enrollments.expiresAt },
+};
+
+/** Enrollments through the generic list/detail/delete machinery; writes go through the service's rules. */
+export const enrollmentEntity = defineEntity<EnrollmentRow>({
+  entity: 'enrollment',
+  collection: 'enrollments',
+  table: enrollments,
+  fields: enrollmentFields,
+  props: {},
+  newId: shortId,
+});
+
+/** Names of the referenced identity and CA, selected with each row for their entityRefs. */
+export function enrollmentExtras() {
+  return {
+    identityName: sql<string | null>`(SELECT ${q(identities.name)} FROM ${identities} WHERE ${q(identities.id)} = ${q(enrollments.identityId)})`,
+    caName: sql<string | null>`(SELECT ${q(cas.name)} FROM ${cas} WHERE ${q(cas.id)} = ${q(enrollments.caId)})`,
+  };
+}
+
+/**
+ * The identity detail's pending enrollments as one correlated sub-query (JSON array), so the identity
+ * detail and list stay one read.
+ */
+export function identityEnrollmentSummary() {
+  return sql<string | null>`(SELECT json_group_array(json_object('id', ${q(enrollments.id)}, 'method', ${q(enrollments.method)}, 'caId', ${q(enrollments.caId)}, 'expiresAt', ${q(enrollments.expiresAt)}, 'jwt', ${q(enrollments.jwtSealed)})) FROM ${enrollments} WHERE ${q(enrollments.identityId)} = ${q(identities.id)})`;
+}
+
+export function ofIdentity(identityId: string) {
+  return eq(enrollments.identityId, identityId);
+}
+
+export function insertEnrollment(db: Db, row: typeof enrollments.$inferInsert): Statement {
+  return db.insert(enrollments).values(row);
+}
+
+export async function findIdentity(db: Db, id: string) {
+  const rows = await db.select({ id: identities.id, name: identities.name, typeId: identities.typeId }).from(identities).where(eq(identities.id, id)).limit(1);
+  return rows[0];
+}
+
+export async function findCa(db: Db, id: string) {
+  const rows = await db.select().from(cas).where(eq(cas.id, id)).limit(1);
+  return rows[0];
+}
+
+export async function usernameTaken(db: Db, username: string): Promise<boolean> {
+  const rows = await db.select({ id: authenticators.id }).from(authenticators).where(eq(authenticators.username, username)).limit(1);
+  return rows.length > 0;
+}
+
+/** The enrollment a token belongs to (one indexed read on the token hash). */
+export async function findByTokenHash(db: Db, hash: string) {
+  const rows = await db.select().from(enrollments).where(eq(enrollments.tokenHash, hash)).limit(1);
+  return rows[0];
+}
+
+export function refreshStatement(db: Db, id: string, values: { tokenHash: string; jwtSealed: string; issuedAt: number; expiresAt: number }): Statement {
+  return db.update(enrollments).set({ ...values, updatedAt: values.issuedAt }).where(eq(enrollments.id, id));
+}
+
+/**
+ * Consumes an enrollment exactly once and gives its identity the authenticator, in one batch: the
+ * authenticator is inserted only while the enrollment still exists unexpired (INSERT ... SELECT ...
+ * WHERE EXISTS), then the enrollment is deleted. The DELETE's row count decides: of any number of
+ * concurrent attempts with one token, exactly one deletes the row, and only its batch inserted an
+ * authenticator. Returns whether this attempt won.
+ */
+export async function consumeEnrollment(db: Db, enrollment: { id: string; tokenHash: string }, now: number, authenticator: AuthenticatorInsert | null, extra: Statement[] = []): Promise<boolean> {
+  const live = and(eq(enrollments.id, enrollment.id), eq(enrollments.tokenHash, enrollment.tokenHash), gt(enrollments.expiresAt, now));
+  const statements: Statement[] = [];
+  if (authenticator) statements.push(insertIfLive(db, authenticator, enrollment.id, enrollment.tokenHash, now));
+  statements.push(...extra);
+  const remove = db.delete(enrollments).where(live).returning({ id: enrollments.id });
+  statements.push(remove);
+  const results = (await (db as unknown as { batch(s: Statement[]): Promise<unknown[]> }).batch(statements)) as unknown[];
+  const deleted = results[results.length - 1] as unknown[];
+  return Array.isArray(deleted) && deleted.length === 1;
+}
+
+const AUTH_COLUMNS = [
+  'id',
+  'created_at',
+  'updated_at',
+  'tags',
+  'is_system',
+  'identity_id',
+  'method',
+  'username',
+  'password_hash',
+  'cert_fingerprint',
+  'cert_pem',
+  'public_key_print',
+  'is_issued_by_network',
+] as const;
+
+function insertIfLive(db: Db, a: AuthenticatorInsert, enrollmentId: string, hash: string, now: number): Statement {
+  const values = [a.id, a.createdAt, a.updatedAt, a.tags ?? '{}', 0, a.identityId, a.method, a.username ?? null, a.passwordHash ?? null, a.certFingerprint ?? null, a.certPem ?? null, a.publicKeyPrint ?? null, a.isIssuedByNetwork ? 1 : 0];
+  const cols = sql.join(
+    AUTH_COLUMNS.map((c) => sql.identifier(c)),
+    sql`, `,
+  );
+  const vals = sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  );
+  return db.run(
+    sql`INSERT INTO ${authenticators} (${cols}) SELECT ${vals} WHERE EXISTS (SELECT 1 FROM ${enrollments} WHERE ${q(enrollments.id)} = ${enrollmentId} AND ${q(enrollments.tokenHash)} = ${hash} AND ${q(enrollments.expiresAt)} > ${now})`,
+  ) as unknown as Statement;
+}
+
+/** Enrollments that go with a deleted identity. */
+export function identityEnrollmentsCascade(db: Db, identityId: string): Statement {
+  return db.delete(enrollments).where(eq(enrollments.identityId, identityId));
+}
+
+/** Enrollments that go with a deleted CA (reference §7.7). */
+export function caEnrollmentsCascade(db: Db, caId: string): Statement {
+  return db.delete(enrollments).where(eq(enrollments.caId, caId));
+}
+
+/** The authenticator a certificate fingerprint belongs to, with its identity and auth policy, in one read. */
+export async function findCertLogin(db: Db, fingerprint: string) {
+  const rows = await db
+    .select({ authenticator: authenticators, identity: identities, authPolicy: authPolicies })
+    .from(authenticators)
+    .innerJoin(identities, eq(identities.id, authenticators.identityId))
+    .leftJoin(authPolicies, eq(authPolicies.id, identities.authPolicyId))
+    .where(eq(authenticators.certFingerprint, fingerprint))
+    .limit(1);
+  return rows[0];
+}
+

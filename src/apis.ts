@@ -10,6 +10,7 @@ import { authPolicyHandlers } from './resources/auth-policies/handlers.js';
 import { currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
 import { currentIdentityHandlers } from './resources/current-identity/handlers.js';
 import { discoveryHandlers } from './resources/discovery/handlers.js';
+import { enrollHandlers } from './resources/enroll/handlers.js';
 import { enrollmentHandlers } from './resources/enrollments/handlers.js';
 import { identityHandlers } from './resources/identities/handlers.js';
 import { identityTypeHandlers } from './resources/identity-types/handlers.js';
@@ -33,6 +34,7 @@ export const clientApi: ApiDefinition = {
   handlers: {
     ...discoveryHandlers.client,
     ...shared,
+    ...enrollHandlers,
   },
 };
 

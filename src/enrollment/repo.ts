@@ -1,4 +1,4 @@
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, gt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { authenticators, authPolicies, cas, enrollments, identities } from '../db/schema/index.js';
 import { defineEntity, qualified as q, type Statement } from '../http/crud.js';
@@ -97,35 +97,22 @@ export async function consumeEnrollment(db: Db, enrollment: { id: string; tokenH
   return Array.isArray(deleted) && deleted.length === 1;
 }
 
-const AUTH_COLUMNS = [
-  'id',
-  'created_at',
-  'updated_at',
-  'tags',
-  'is_system',
-  'identity_id',
-  'method',
-  'username',
-  'password_hash',
-  'cert_fingerprint',
-  'cert_pem',
-  'public_key_print',
-  'is_issued_by_network',
-] as const;
-
+/**
+ * `INSERT INTO authenticators SELECT <values> WHERE EXISTS (<live enrollment>)`. The value list follows the
+ * table's own column order (absent values take the column default), so the statement stays right when
+ * columns are added.
+ */
 function insertIfLive(db: Db, a: AuthenticatorInsert, enrollmentId: string, hash: string, now: number): Statement {
-  const values = [a.id, a.createdAt, a.updatedAt, a.tags ?? '{}', 0, a.identityId, a.method, a.username ?? null, a.passwordHash ?? null, a.certFingerprint ?? null, a.certPem ?? null, a.publicKeyPrint ?? null, a.isIssuedByNetwork ? 1 : 0];
-  const cols = sql.join(
-    AUTH_COLUMNS.map((c) => sql.identifier(c)),
-    sql`, `,
-  );
-  const vals = sql.join(
-    values.map((v) => sql`${v}`),
-    sql`, `,
-  );
-  return db.run(
-    sql`INSERT INTO ${authenticators} (${cols}) SELECT ${vals} WHERE EXISTS (SELECT 1 FROM ${enrollments} WHERE ${q(enrollments.id)} = ${enrollmentId} AND ${q(enrollments.tokenHash)} = ${hash} AND ${q(enrollments.expiresAt)} > ${now})`,
-  ) as unknown as Statement;
+  const values = Object.entries(getTableColumns(authenticators)).map(([key, column]) => {
+    const given = (a as Record<string, unknown>)[key];
+    const value = given !== undefined ? given : (column.default ?? null);
+    return sql`${value === null ? null : column.mapToDriverValue(value)}`;
+  });
+  return db
+    .insert(authenticators)
+    .select(
+      sql`SELECT ${sql.join(values, sql`, `)} WHERE EXISTS (SELECT 1 FROM ${enrollments} WHERE ${q(enrollments.id)} = ${enrollmentId} AND ${q(enrollments.tokenHash)} = ${hash} AND ${q(enrollments.expiresAt)} > ${now})`,
+    );
 }
 
 /** Enrollments that go with a deleted identity. */

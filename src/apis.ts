@@ -13,6 +13,7 @@ import { discoveryHandlers } from './resources/discovery/handlers.js';
 import { enrollHandlers } from './resources/enroll/handlers.js';
 import { enrollmentHandlers } from './resources/enrollments/handlers.js';
 import { identityHandlers } from './resources/identities/handlers.js';
+import { sessionCertificateHandlers } from './resources/session-certificates/handlers.js';
 import { identityTypeHandlers } from './resources/identity-types/handlers.js';
 
 /** Operations both APIs share, implemented once. */
@@ -35,6 +36,7 @@ export const clientApi: ApiDefinition = {
     ...discoveryHandlers.client,
     ...shared,
     ...enrollHandlers,
+    ...sessionCertificateHandlers,
   },
 };
 

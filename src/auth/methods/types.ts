@@ -30,6 +30,8 @@ export interface PrimaryAuthResult {
   improperClientCertChain: boolean;
   /** Statements to run in the session-creation batch (e.g. clearing failed attempts). */
   statements: BatchItem<'sqlite'>[];
+  /** Statements that need the new session's id, in the same batch (the cert login's session certificate). */
+  sessionStatements?(apiSessionId: string): BatchItem<'sqlite'>[];
 }
 
 /**

@@ -60,7 +60,7 @@ export async function authenticate(ctx: OpContext<AuthenticateBody | undefined>)
       improperClientCertChain: result.improperClientCertChain,
       lastActivityAt: now,
     };
-    const statements = [insertApiSession(deps.db, apiSession), ...result.statements];
+    const statements = [insertApiSession(deps.db, apiSession), ...result.statements, ...(result.sessionStatements?.(apiSession.id) ?? [])];
     let identity = result.identity;
     // Replaced as a whole, and only when different: most logins write nothing but the session (§1.10).
     const envInfo = normaliseInfo(ctx.body?.envInfo, ENV_FIELDS) ?? identity.envInfo;

@@ -8,6 +8,7 @@ import { compileRoleFilter, type ResolvedListQuery } from '../../http/list-query
 import { shortId } from '../../lib/ids.js';
 import { identityFields } from './fields.js';
 import { identityEnrollmentsCascade, identityEnrollmentSummary } from '../../enrollment/repo.js';
+import { identitySessionCertificatesCascade } from '../session-certificates/repo.js';
 
 export type IdentityRow = typeof identities.$inferSelect;
 
@@ -76,6 +77,7 @@ export function identityCascade(db: Db, identityId: string): Statement[] {
     db.delete(apiSessions).where(eq(apiSessions.identityId, identityId)),
     db.delete(authenticators).where(eq(authenticators.identityId, identityId)),
     identityEnrollmentsCascade(db, identityId),
+    identitySessionCertificatesCascade(db, identityId),
   ];
 }
 

@@ -7,6 +7,7 @@ import { apiSessionHandlers } from './resources/api-sessions/handlers.js';
 import { authenticateHandlers } from './resources/authenticate/handlers.js';
 import { authenticatorHandlers } from './resources/authenticators/handlers.js';
 import { authPolicyHandlers } from './resources/auth-policies/handlers.js';
+import { caHandlers } from './resources/cas/handlers.js';
 import { currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
 import { currentIdentityHandlers } from './resources/current-identity/handlers.js';
 import { discoveryHandlers } from './resources/discovery/handlers.js';
@@ -54,5 +55,6 @@ export const managementApi: ApiDefinition = {
     ...authenticatorHandlers,
     ...authPolicyHandlers,
     ...enrollmentHandlers,
+    ...caHandlers,
   },
 };

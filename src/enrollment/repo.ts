@@ -137,3 +137,31 @@ export async function findCertLogin(db: Db, fingerprint: string) {
   return rows[0];
 }
 
+
+/** Third-party CAs usable for a purpose (store order), in one read. */
+export async function casWhere(db: Db, purpose: 'auth' | 'autoEnroll') {
+  const flag = purpose === 'auth' ? cas.isAuthEnabled : cas.isAutoCaEnrollmentEnabled;
+  return db.select().from(cas).where(and(eq(flag, true), eq(cas.isVerified, true))).orderBy(cas.createdAt, cas.id);
+}
+
+export async function anyCa(db: Db): Promise<boolean> {
+  return (await db.select({ id: cas.id }).from(cas).limit(1)).length > 0;
+}
+
+/** The identity with an externalId, with its auth policy. */
+export async function identityByExternalId(db: Db, externalId: string) {
+  const rows = await db
+    .select({ identity: identities, authPolicy: authPolicies })
+    .from(identities)
+    .leftJoin(authPolicies, eq(authPolicies.id, identities.authPolicyId))
+    .where(eq(identities.externalId, externalId))
+    .limit(1);
+  return rows[0];
+}
+
+/** A new identity (CA auto-enrollment) and, when given, its cert authenticator, in one batch. */
+export async function insertIdentityWith(db: Db, identity: typeof identities.$inferInsert, authenticator: AuthenticatorInsert | null): Promise<void> {
+  const statements: Statement[] = [db.insert(identities).values(identity)];
+  if (authenticator) statements.push(db.insert(authenticators).values(authenticator));
+  await (db as unknown as { batch(s: Statement[]): Promise<unknown> }).batch(statements);
+}

@@ -2,7 +2,7 @@ import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { CLIENT, MGMT, TestClient } from '../helpers/client.js';
 import { certLoginSuite } from '../shared/cert-login.suite.js';
-import { newCsr, pemCertificates, sha1Hex } from '../shared/pki-helpers.js';
+import { newCsr, newTestCa, pemCertificates, sha1Hex } from '../shared/pki-helpers.js';
 import { workerClient } from './helpers.js';
 
 const client = workerClient();
@@ -36,8 +36,13 @@ describe('certificate login on Workers: only what the platform verified counts',
     expect((await as({ certPresented: '1', certVerified: 'SUCCESS', certFingerprintSHA1: fp })).status).toBe(200);
     expect((await as({ certPresented: '1', certVerified: 'FAILED:self signed certificate', certFingerprintSHA1: fp })).status).toBe(401);
     expect((await as({ certPresented: '0', certVerified: 'NONE', certFingerprintSHA1: '' })).status).toBe(401);
-    // ZITI_CLIENT_CERT_HEADER is not set here: a forwarded leaf header is ignored entirely.
+    // A forwarded leaf counts only with the platform's verdict, and only when it is the certificate verified.
     const b64 = btoa(String.fromCharCode(...new Uint8Array(leaf.rawData)));
-    expect((await as(undefined, { 'cf-client-cert-der-base64': b64, 'x-client-cert': b64 })).status).toBe(401);
+    expect((await as(undefined, { 'x-client-cert-der': b64, 'cf-client-cert-der-base64': b64 })).status).toBe(401);
+    const other = await newTestCa('other');
+    const otherLeaf = await other.issue('CN=other');
+    const otherFp = await sha1Hex(otherLeaf.cert.rawData);
+    expect((await as({ certPresented: '1', certVerified: 'SUCCESS', certFingerprintSHA1: otherFp }, { 'x-client-cert-der': b64 })).status).toBe(401);
+    expect((await as({ certPresented: '1', certVerified: 'SUCCESS', certFingerprintSHA1: fp }, { 'x-client-cert-der': b64 })).status).toBe(200);
   });
 });

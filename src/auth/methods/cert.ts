@@ -90,7 +90,7 @@ export const certMethod: AuthMethod = {
         const third = await thirdPartyLogin(deps, first.leaf!, first.intermediates!, new Date(now));
         if (!third) throw new ApiError('INVALID_AUTH');
         leafFacts = facts(first.leaf!, presented.chainDer[0], false, false);
-        if (third.identity) return certResult(deps, third.identity, third.authPolicy, 'internal', false, false, fingerprint, leafFacts, now);
+        if (third.identity) return certResult(deps, third.identity, third.authPolicy ?? null, 'internal', false, false, fingerprint, leafFacts, now);
       }
     } else if (presented.fingerprintSha1) {
       fingerprint = presented.fingerprintSha1;
@@ -101,10 +101,12 @@ export const certMethod: AuthMethod = {
     const found = await findCertLogin(deps.db, fingerprint);
     if (!found) throw new ApiError('INVALID_AUTH');
     const { authenticator, identity, authPolicy } = found;
-    // Fingerprint-only (Workers): what the session certificate records comes from the stored certificate.
+    // Fingerprint-only (Workers): what the session certificate records comes from the stored certificate,
+    // and a third-party certificate still needs its CA verified and auth-enabled (§3.5).
     if (!leafFacts) {
-      const stored = certificatesOfPem(authenticator.certPem ?? '')[0];
+      const [stored, ...storedChain] = certificatesOfPem(authenticator.certPem ?? '');
       if (!stored) throw new ApiError('INVALID_AUTH');
+      if (!authenticator.isIssuedByNetwork && !(await thirdPartyLogin(deps, stored, storedChain, new Date(now)))) throw new ApiError('INVALID_AUTH');
       leafFacts = facts(stored, new Uint8Array(stored.rawData), true, authenticator.isIssuedByNetwork);
     }
     const improper = authenticator.isIssuedByNetwork && !leafFacts.rootOnly;

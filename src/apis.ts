@@ -5,6 +5,7 @@ import * as managementSchemas from './generated/management-schemas.js';
 import type { ApiDefinition } from './http/register.js';
 import { apiSessionHandlers } from './resources/api-sessions/handlers.js';
 import { authenticateHandlers } from './resources/authenticate/handlers.js';
+import { authenticatorLifecycleHandlers, certExtensionHandlers } from './resources/authenticator-lifecycle/handlers.js';
 import { authenticatorHandlers } from './resources/authenticators/handlers.js';
 import { authPolicyHandlers } from './resources/auth-policies/handlers.js';
 import { caHandlers } from './resources/cas/handlers.js';
@@ -22,6 +23,7 @@ const shared = {
   ...authenticateHandlers,
   ...currentApiSessionHandlers,
   ...currentIdentityHandlers,
+  ...certExtensionHandlers,
 };
 
 /**
@@ -56,5 +58,6 @@ export const managementApi: ApiDefinition = {
     ...authPolicyHandlers,
     ...enrollmentHandlers,
     ...caHandlers,
+    ...authenticatorLifecycleHandlers,
   },
 };

@@ -44,7 +44,7 @@ export interface EnrollmentRequest {
  * and mints its token and JWT. `identityKnown` skips the identity lookup for an identity created in the
  * same batch. "One enrollment per method" is not checked here: the store's unique index holds it.
  */
-export async function prepareEnrollment(deps: Deps, req: EnrollmentRequest, identityKnown = false): Promise<PreparedEnrollment> {
+export async function prepareEnrollment(deps: Deps, req: EnrollmentRequest, identityKnown = false, options: { usernameFreed?: boolean } = {}): Promise<PreparedEnrollment> {
   if (!identityKnown && !(await findIdentity(deps.db, req.identityId))) throw referenced('identityId', 'identity not found', req.identityId);
   const now = deps.now();
   if (req.expiresAt <= now) throw referenced('expiresAt', 'expiresAt must be in the future', new Date(req.expiresAt).toISOString());
@@ -58,8 +58,9 @@ export async function prepareEnrollment(deps: Deps, req: EnrollmentRequest, iden
     if (!req.username) throw referenced('username', 'username is required for updb enrollments', req.username ?? '');
     const n = [...req.username].length;
     if (n < 4 || n > 100) throw fieldError('username', 'username should be 4 to 100 characters long', req.username);
-    // Usernames are unique here (docs/adr): refused now rather than when the device enrolls.
-    if (await usernameTaken(deps.db, req.username)) throw fieldError('username', 'username must be unique', req.username);
+    // Usernames are unique here (docs/adr): refused now rather than when the device enrolls. Re-enrolling
+    // a updb authenticator frees its own username in the same batch.
+    if (!options.usernameFreed && (await usernameTaken(deps.db, req.username))) throw fieldError('username', 'username must be unique', req.username);
     username = req.username;
   }
   const id = shortId();

@@ -165,3 +165,59 @@ export async function insertIdentityWith(db: Db, identity: typeof identities.$in
   if (authenticator) statements.push(db.insert(authenticators).values(authenticator));
   await (db as unknown as { batch(s: Statement[]): Promise<unknown> }).batch(statements);
 }
+
+export type AuthenticatorRow = typeof authenticators.$inferSelect;
+
+export async function findAuthenticator(db: Db, id: string): Promise<AuthenticatorRow | undefined> {
+  const rows = await db.select().from(authenticators).where(eq(authenticators.id, id)).limit(1);
+  return rows[0];
+}
+
+/** Records a pending extension (overwriting an earlier pending one, reference §6.5). */
+export async function setPendingExtension(db: Db, id: string, pem: string, fingerprint: string, now: number): Promise<void> {
+  await db.update(authenticators).set({ unverifiedCertPem: pem, unverifiedFingerprint: fingerprint, updatedAt: now }).where(eq(authenticators.id, id));
+}
+
+/**
+ * Makes the pending certificate the authenticator's, only while that very certificate is still the pending
+ * one (a conditional update whose row count decides), with the session-certificate changes in the same
+ * batch. Returns whether it applied.
+ */
+export async function applyExtension(
+  db: Db,
+  id: string,
+  pendingFingerprint: string,
+  values: { certPem: string; publicKeyPrint: string; lastExtendRolledKeys: boolean; now: number },
+  extra: Statement[],
+): Promise<boolean> {
+  const update = db
+    .update(authenticators)
+    .set({
+      certPem: values.certPem,
+      certFingerprint: pendingFingerprint,
+      publicKeyPrint: values.publicKeyPrint,
+      unverifiedCertPem: null,
+      unverifiedFingerprint: null,
+      isExtendRequested: false,
+      isKeyRollRequested: false,
+      lastExtendRolledKeys: values.lastExtendRolledKeys,
+      updatedAt: values.now,
+    })
+    .where(and(eq(authenticators.id, id), eq(authenticators.unverifiedFingerprint, pendingFingerprint)))
+    .returning({ id: authenticators.id });
+  // A concurrent verify of the same pending certificate loses on the row count; its extra statements
+  // (dropping session certificates of the old fingerprint, recording the new one for its own session)
+  // are what the winner's do, so they are harmless.
+  const results = (await (db as unknown as { batch(s: Statement[]): Promise<unknown[]> }).batch([update, ...extra])) as unknown[];
+  return Array.isArray(results[0]) && (results[0] as unknown[]).length === 1;
+}
+
+/** Admin request to extend (and perhaps roll the key of) cert authenticators. */
+export async function requestExtension(db: Db, where: { id?: string; identityId?: string }, rollKeys: boolean, now: number): Promise<void> {
+  const cond = where.id ? eq(authenticators.id, where.id) : and(eq(authenticators.identityId, where.identityId!), eq(authenticators.method, 'cert'));
+  await db.update(authenticators).set({ isExtendRequested: true, isKeyRollRequested: rollKeys, extendRequestedAt: now, updatedAt: now }).where(cond);
+}
+
+export async function allCas(db: Db) {
+  return db.select().from(cas).orderBy(cas.createdAt, cas.id);
+}

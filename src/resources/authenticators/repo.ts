@@ -19,7 +19,10 @@ export const authenticatorEntity = defineEntity<AuthenticatorRow>({
   fields: authenticatorFields,
   props: {},
   // Usernames are globally unique (reference auth-and-pki §2.2 quirk: the controller does not enforce it).
-  unique: [{ column: 'username', field: 'username' }],
+  unique: [
+    { column: 'username', field: 'username' },
+    { column: 'certFingerprint', field: 'certPem' },
+  ],
   newId: shortId,
 });
 

@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.js';
 import { resourceService } from '../../http/crud.js';
 import { ApiError, fieldError, notFound } from '../../http/errors.js';
 import { identityEntity } from '../identities/repo.js';
+import { registeredCertificate } from '../../enrollment/register-cert.js';
 import { renderAuthenticator } from './mapper.js';
 import { authenticatorCascade, authenticatorEntity, authenticatorExtras, countIdentityMethod, passwordChangedStatements } from './repo.js';
 
@@ -55,8 +56,9 @@ export const authenticatorService = resourceService(authenticatorEntity, {
       const { row: identity } = await loadIdentity(deps, body.identityId);
       if (identity.typeId === 'Router') throw fieldError('identityId', 'authenticators cannot be created for router identities', body.identityId);
       if (body.method === 'cert') {
-        // Certificates must chain to a verified third-party CA, and CAs do not exist yet.
-        throw fieldError('method', 'cert authenticators cannot be created by this controller yet', body.method);
+        if ((await countIdentityMethod(deps.db, identity.id, 'cert')) > 0) throw new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED');
+        Object.assign(values, { identityId: identity.id, method: 'cert', ...(await registeredCertificate(deps, body.certPem)) });
+        return;
       }
       if (body.method !== 'updb') throw fieldError('method', 'method in body should be one of [updb cert]', body.method);
       const username = checkUsername(body.username);

@@ -1,5 +1,6 @@
 import { enroll, type EnrollRequest } from '../../enrollment/enroll.js';
-import { ok } from '../../http/envelope.js';
+import { enrollmentChallenge, enrollmentJwks } from '../../enrollment/jwks.js';
+import { json, ok } from '../../http/envelope.js';
 import { ApiError } from '../../http/errors.js';
 import type { HandlerMap, OpContext } from '../../http/handler.js';
 import { mediaType, parseJsonBody } from '../../http/validate.js';
@@ -64,5 +65,13 @@ export const enrollHandlers: HandlerMap = {
   /** `POST /enroll/ca` with the TLS client certificate; the body is ignored. */
   async enrollCa(ctx: OpContext) {
     return ok(await enroll(ctx.deps, { method: 'ca', clientCertificate: ctx.clientCertificate() }));
+  },
+  /** `GET /enroll/jwks`: the enrollment JWT signing key (a bare JWKS, as the spec's response). */
+  async getEnrollmentJwks({ deps }) {
+    return json(await enrollmentJwks(deps));
+  },
+  /** `POST /enroll/challenge` `{nonce, keyId}`: the nonce signed with that key (a bare nonceSignature). */
+  async enrollmentChallenge({ deps, body }: OpContext<{ nonce: string; keyId: string }>) {
+    return json(await enrollmentChallenge(deps, body.nonce, body.keyId));
   },
 };

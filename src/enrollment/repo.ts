@@ -128,7 +128,12 @@ export function caEnrollmentsCascade(db: Db, caId: string): Statement {
 /** The authenticator a certificate fingerprint belongs to, with its identity and auth policy, in one read. */
 export async function findCertLogin(db: Db, fingerprint: string) {
   const rows = await db
-    .select({ authenticator: authenticators, identity: identities, authPolicy: authPolicies })
+    .select({
+      // Only what a login needs of the authenticator: this read runs on every certificate login.
+      authenticator: { id: authenticators.id, isIssuedByNetwork: authenticators.isIssuedByNetwork },
+      identity: identities,
+      authPolicy: authPolicies,
+    })
     .from(authenticators)
     .innerJoin(identities, eq(identities.id, authenticators.identityId))
     .leftJoin(authPolicies, eq(authPolicies.id, identities.authPolicyId))
@@ -220,4 +225,10 @@ export async function requestExtension(db: Db, where: { id?: string; identityId?
 
 export async function allCas(db: Db) {
   return db.select().from(cas).orderBy(cas.createdAt, cas.id);
+}
+
+/** The stored certificate PEM of an authenticator (the fingerprint-only login path reads it). */
+export async function authenticatorCertPem(db: Db, id: string): Promise<string | null> {
+  const rows = await db.select({ certPem: authenticators.certPem }).from(authenticators).where(eq(authenticators.id, id)).limit(1);
+  return rows[0]?.certPem ?? null;
 }

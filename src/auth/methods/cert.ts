@@ -1,8 +1,8 @@
 import type { Deps } from '../../deps.js';
-import { findCertLogin } from '../../enrollment/repo.js';
+import { authenticatorCertPem, findCertLogin } from '../../enrollment/repo.js';
 import { ApiError } from '../../http/errors.js';
 import { isDisabled } from '../../http/session.js';
-import { toBase64 } from '../../lib/encoding.js';
+import { sha1Hex, toBase64 } from '../../lib/encoding.js';
 import { shortId } from '../../lib/ids.js';
 import { certificatesOfPem, chainToAnchor, parsePresented, subjectString } from '../../pki/chain.js';
 import type { x509 } from '../../pki/x509.js';
@@ -29,10 +29,21 @@ interface LeafFacts {
  */
 const CACHE_LIMIT = 10_000;
 const verified = new Map<string, LeafFacts & { until: number }>();
+const digests = new WeakMap<Uint8Array[], { fingerprint: string; rest: string }>();
 
 function remember(key: string, facts: LeafFacts, until: number): void {
   if (verified.size >= CACHE_LIMIT) verified.delete(verified.keys().next().value as string);
   verified.set(key, { ...facts, until });
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
 }
 
 function pemOf(der: Uint8Array): string {
@@ -45,11 +56,19 @@ function facts(cert: x509.X509Certificate, der: Uint8Array, rootOnly: boolean, f
 
 /** Verifies a presented chain against the controller's pools (§3.2); third-party CAs are tried by the caller. */
 async function firstPartyFacts(deps: Deps, chainDer: Uint8Array[], now: Date): Promise<{ fingerprint: string; facts?: LeafFacts; leaf?: x509.X509Certificate; intermediates?: x509.X509Certificate[] } | undefined> {
+  // The cache is keyed by digests of the presented DER, so a returning certificate is not even parsed;
+  // the digests themselves are kept per presented chain (Node hands over one object per connection).
+  let digest = digests.get(chainDer);
+  if (!digest) {
+    digest = { fingerprint: await sha1Hex(chainDer[0]), rest: chainDer.length > 1 ? await sha1Hex(concat(chainDer.slice(1))) : '' };
+    digests.set(chainDer, digest);
+  }
+  const { fingerprint } = digest;
+  const key = `${fingerprint}|${digest.rest}`;
+  const hit = verified.get(key);
+  if (hit && hit.until > now.getTime()) return { fingerprint, facts: hit };
   const presented = await parsePresented(chainDer);
   if (!presented) return undefined;
-  const key = `${presented.fingerprint}|${presented.intermediates.length}`;
-  const hit = verified.get(key);
-  if (hit && hit.until > now.getTime()) return { fingerprint: presented.fingerprint, facts: hit };
   const { root, signer } = deps.pki;
   const rootOnly = (await chainToAnchor(presented.cert, presented.intermediates, [root.cert], now)) !== undefined;
   const firstParty = rootOnly || (await chainToAnchor(presented.cert, presented.intermediates, [root.cert, signer.cert], now)) !== undefined;
@@ -104,7 +123,7 @@ export const certMethod: AuthMethod = {
     // Fingerprint-only (Workers): what the session certificate records comes from the stored certificate,
     // and a third-party certificate still needs its CA verified and auth-enabled (§3.5).
     if (!leafFacts) {
-      const [stored, ...storedChain] = certificatesOfPem(authenticator.certPem ?? '');
+      const [stored, ...storedChain] = certificatesOfPem((await authenticatorCertPem(deps.db, authenticator.id)) ?? '');
       if (!stored) throw new ApiError('INVALID_AUTH');
       if (!authenticator.isIssuedByNetwork && !(await thirdPartyLogin(deps, stored, storedChain, new Date(now)))) throw new ApiError('INVALID_AUTH');
       leafFacts = facts(stored, new Uint8Array(stored.rawData), true, authenticator.isIssuedByNetwork);

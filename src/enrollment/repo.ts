@@ -232,3 +232,12 @@ export async function authenticatorCertPem(db: Db, id: string): Promise<string |
   const rows = await db.select({ certPem: authenticators.certPem }).from(authenticators).where(eq(authenticators.id, id)).limit(1);
   return rows[0]?.certPem ?? null;
 }
+
+export async function findAuthenticatorFlags(db: Db, id: string) {
+  const rows = await db
+    .select({ isIssuedByNetwork: authenticators.isIssuedByNetwork, isExtendRequested: authenticators.isExtendRequested, isKeyRollRequested: authenticators.isKeyRollRequested })
+    .from(authenticators)
+    .where(eq(authenticators.id, id))
+    .limit(1);
+  return rows[0];
+}

@@ -36,6 +36,11 @@ export function certLifecycleSuite(client: () => TestClient, presenter: () => Ce
       expect((await call(`/authenticators/${authenticatorId}/request-extend`, { body: { rollKeys: true } })).status).toBe(200);
       const flagged = (await call(`/authenticators/${authenticatorId}`)).body.data;
       expect(flagged).toMatchObject({ isExtendRequested: true, isKeyRollRequested: true });
+      // Existing sessions see the request live; new logins get it in the body and the header (§1.3, §1.8).
+      expect((await client().get(`${CLIENT}/current-api-session`, session)).body.data).toMatchObject({ isCertExtendRequested: true, isCertKeyRollRequested: true });
+      const relogin = await login(oldClient);
+      expect(relogin.body.data).toMatchObject({ isCertExtendRequested: true, isCertKeyRollRequested: true });
+      expect(relogin.headers.get('ziti-authenticator-extend-requested')).toBe('true, true');
 
       const { csrPem } = await newCsr(id);
       const ext = expectConforms(await oldClient.request(`${CLIENT}/current-identity/authenticators/${authenticatorId}/extend`, { body: { clientCertCsr: csrPem }, token: session }), 'extendCurrentIdentityAuthenticator', 'client');
@@ -58,6 +63,7 @@ export function certLifecycleSuite(client: () => TestClient, presenter: () => Ce
       const fresh = await login(newClient);
       expect(fresh.status).toBe(200);
       expect(fresh.body.data.identityId).toBe(id);
+      expect((await client().get(`${CLIENT}/current-api-session`, session)).body.data).not.toHaveProperty('isCertExtendRequested');
       const a = (await call(`/authenticators/${authenticatorId}`)).body.data;
       expect(a).toMatchObject({ fingerprint: await sha1Hex(newChain[0].rawData), isExtendRequested: false, isKeyRollRequested: false, lastExtendRolledKeys: true });
       // The session's certificates moved to the new one.

@@ -1,0 +1,15 @@
+import type { Deps } from '../deps.js';
+import type { ApiSessionRow } from '../http/session.js';
+import { findAuthenticatorFlags } from './repo.js';
+
+/**
+ * The extension request flags of a session (reference auth-and-pki §1.8), read live from its cert
+ * authenticator so an admin's request shows on sessions that already exist. Only sessions of
+ * network-issued certificates can have them (one indexed read, only for those); omitted when false.
+ */
+export async function certExtensionFlags(deps: Deps, session: Pick<ApiSessionRow, 'isCertExtendable' | 'authenticatorId'>): Promise<{ isCertExtendRequested?: true; isCertKeyRollRequested?: true }> {
+  if (!session.isCertExtendable) return {};
+  const a = await findAuthenticatorFlags(deps.db, session.authenticatorId);
+  if (!a || !a.isIssuedByNetwork || !a.isExtendRequested) return {};
+  return a.isKeyRollRequested ? { isCertExtendRequested: true, isCertKeyRollRequested: true } : { isCertExtendRequested: true };
+}

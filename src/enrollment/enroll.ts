@@ -4,7 +4,8 @@ import { uniqueViolation } from '../http/crud.js';
 import { hashPassword } from '../auth/password.js';
 import { sha256Hex } from '../lib/encoding.js';
 import { shortId } from '../lib/ids.js';
-import { consumeEnrollment, findByTokenHash, type EnrollmentRow } from './repo.js';
+import { consumeEnrollment, findByTokenHash, identityPolicy, type EnrollmentRow } from './repo.js';
+import { passwordPolicyError } from '../auth/password-policy.js';
 import { tokenHash } from './seal.js';
 import { enrollCa, enrollOttCa } from './third-party.js';
 
@@ -73,6 +74,10 @@ async function enrollUpdb(deps: Deps, enrollment: EnrollmentRow, password: strin
   if (typeof password !== 'string' || password === '') throw fieldError('password', 'password in body is required');
   const n = [...password].length;
   if (n < 5 || n > 100) throw fieldError('password', 'password in body should be 5 to 100 characters long');
+  // A password chosen by its owner meets the identity's auth policy (docs/auth.md).
+  const policy = await identityPolicy(deps.db, enrollment.identityId!);
+  const weak = policy ? passwordPolicyError(policy, password) : undefined;
+  if (weak) throw weak;
   const username = enrollment.username ?? '';
   const now = deps.now();
   let won: boolean;

@@ -241,3 +241,9 @@ export async function findAuthenticatorFlags(db: Db, id: string) {
     .limit(1);
   return rows[0];
 }
+
+/** The auth policy of an identity (updb enrollment applies its password rules). */
+export async function identityPolicy(db: Db, identityId: string) {
+  const rows = await db.select({ policy: authPolicies }).from(identities).innerJoin(authPolicies, eq(authPolicies.id, identities.authPolicyId)).where(eq(identities.id, identityId)).limit(1);
+  return rows[0]?.policy;
+}

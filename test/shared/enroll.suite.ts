@@ -168,6 +168,23 @@ export function enrollSuite(client: () => TestClient, store: () => EnrollmentSto
       expectError(await client().request(`${CLIENT}/enroll/updb?token=${token}`, { body: { password: 'device-Passw0rd' } }), 400, 'INVALID_ENROLLMENT_TOKEN');
     });
 
+    it("the password the device chooses meets the identity's auth policy", async () => {
+      const policy = await call('/auth-policies', {
+        body: {
+          name: uniqueName('digits'),
+          primary: { cert: { allowed: true, allowExpiredCerts: true }, updb: { allowed: true, minPasswordLength: 8, requireSpecialChar: false, requireNumberChar: true, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0 }, extJwt: { allowed: false, allowedSigners: [] } },
+          secondary: { requireTotp: false },
+        },
+      });
+      expect(policy.status, policy.text).toBe(201);
+      const id = await admin.createIdentity({ authPolicyId: policy.body.data.id, enrollment: { updb: uniqueName('device') } });
+      const token = (await call(`/identities/${id}`)).body.data.enrollment.updb.token;
+      const weak = await client().request(`${CLIENT}/enroll/updb?token=${token}`, { body: { password: 'no-digits-here' } });
+      expectError(weak, 400, 'COULD_NOT_VALIDATE');
+      expect(weak.text).not.toContain('no-digits-here');
+      expect((await client().request(`${CLIENT}/enroll/updb?token=${token}`, { body: { password: 'has-digit-9' } })).status).toBe(200);
+    });
+
     it('through the generic endpoint with a JSON password; 50 concurrent attempts make one authenticator', async () => {
       const username = uniqueName('device');
       const { id, token } = await pending({ updb: username });

@@ -91,7 +91,7 @@ export function identitiesSuite(client: () => TestClient) {
             externalId: `ext-${name}`,
             defaultHostingCost: 7,
             defaultHostingPrecedence: 'required',
-            // Accepted, not acted upon until enrolments exist.
+            // Makes an ott enrollment (test/shared/enrollments.suite.ts checks it).
             enrollment: { ott: true },
           },
         }),

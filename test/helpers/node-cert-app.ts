@@ -14,6 +14,8 @@ export interface NodeCertApp {
   /** A client whose every request presents this TLS client certificate chain (DER, leaf first). */
   withCertificate(cert: ClientCertificate): TestClient;
   deps: Deps;
+  /** Log lines written during the test (to prove no request failed unexpectedly and no secret is logged). */
+  logs: string[];
   libsql: Client;
   close(): void;
 }
@@ -27,7 +29,9 @@ export async function createNodeCertApp(env: Record<string, string> = {}): Promi
   const libsql = createClient({ url: `file:${join(dir, 'test.db')}` });
   const db = await openNodeStore(libsql);
   const config = parseConfig({ CONTROLLER_SECRET: 'test-controller-secret-0123456789', ZITI_API_ADDRESS: 'localhost:1280', ...env }, 'node-test');
-  const quiet = { info: () => undefined, warn: () => undefined, error: (m: string, f?: Record<string, unknown>) => console.error(m, f) };
+  const logs: string[] = [];
+  const record = (m: string, f?: Record<string, unknown>) => void logs.push(JSON.stringify({ m, ...f }));
+  const quiet = { info: record, warn: record, error: record };
   const { pki } = await bootstrapStore(db, config, { username: ADMIN_USERNAME, password: ADMIN_PASSWORD });
   const deps: Deps = { db, config, pki, log: quiet, now: () => Date.now() };
   const certs = new WeakMap<Request, ClientCertificate>();
@@ -48,6 +52,7 @@ export async function createNodeCertApp(env: Record<string, string> = {}): Promi
     client: new TestClient(fetcher()),
     withCertificate: (cert) => new TestClient(fetcher(cert)),
     deps,
+    logs,
     libsql,
     close: () => {
       libsql.close();

@@ -1,6 +1,8 @@
-import { and, count, eq, gte, inArray, lt } from 'drizzle-orm';
+import { and, count, eq, gte, inArray, lt, notExists, sql } from 'drizzle-orm';
+import { atomic } from '../../db/client.js';
+import { qualified } from '../../http/crud.js';
 import type { Db } from '../../db/client.js';
-import { apiSessions, identities } from '../../db/schema/index.js';
+import { apiSessionCertificates, apiSessions, identities } from '../../db/schema/index.js';
 import type { ResolvedListQuery } from '../../http/list-query.js';
 
 const columns = { apiSession: apiSessions, identityName: identities.name };
@@ -40,5 +42,12 @@ export async function deleteApiSession(db: Db, id: string): Promise<boolean> {
 
 /** Deletes up to `max` sessions whose last activity is before `cutoff` (the serverless expiry enforcer). */
 export async function deleteExpiredSessions(db: Db, cutoff: number, max: number): Promise<void> {
-  await db.delete(apiSessions).where(inArray(apiSessions.id, db.select({ id: apiSessions.id }).from(apiSessions).where(lt(apiSessions.lastActivityAt, cutoff)).limit(max)));
+  await atomic(db, [
+    db.delete(apiSessions).where(inArray(apiSessions.id, db.select({ id: apiSessions.id }).from(apiSessions).where(lt(apiSessions.lastActivityAt, cutoff)).limit(max))),
+    // Session certificates end with their session, however it ended (logout, expiry, disable, authenticator
+    // delete): the sweep removes those left without one. Lists only ever show the caller's own session's.
+    db
+      .delete(apiSessionCertificates)
+      .where(inArray(apiSessionCertificates.id, db.select({ id: apiSessionCertificates.id }).from(apiSessionCertificates).where(notExists(db.select({ one: sql`1` }).from(apiSessions).where(eq(qualified(apiSessions.id), qualified(apiSessionCertificates.apiSessionId))))).limit(max))),
+  ]);
 }

@@ -89,7 +89,7 @@ export function formatIdentityName(format: string, values: { caName: string; caI
 }
 
 /** Attempts at a free name before giving up (each collision appends another counter). */
-const NAME_ATTEMPTS = 25;
+const NAME_ATTEMPTS = 60;
 
 /**
  * CA auto-enrollment (reference §5.7): no token; the first verified, auto-enrollment-enabled CA that

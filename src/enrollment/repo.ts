@@ -42,7 +42,7 @@ export function enrollmentExtras() {
  * detail and list stay one read.
  */
 export function identityEnrollmentSummary() {
-  return sql<string | null>`(SELECT json_group_array(json_object('id', ${q(enrollments.id)}, 'method', ${q(enrollments.method)}, 'caId', ${q(enrollments.caId)}, 'expiresAt', ${q(enrollments.expiresAt)}, 'jwt', ${q(enrollments.jwtSealed)})) FROM ${enrollments} WHERE ${q(enrollments.identityId)} = ${q(identities.id)})`;
+  return sql<string | null>`(SELECT json_group_array(json_object('id', ${q(enrollments.id)}, 'method', ${q(enrollments.method)}, 'caId', ${q(enrollments.caId)}, 'caName', (SELECT ${q(cas.name)} FROM ${cas} WHERE ${q(cas.id)} = ${q(enrollments.caId)}), 'expiresAt', ${q(enrollments.expiresAt)}, 'jwt', ${q(enrollments.jwtSealed)})) FROM ${enrollments} WHERE ${q(enrollments.identityId)} = ${q(identities.id)})`;
 }
 
 export function ofIdentity(identityId: string) {

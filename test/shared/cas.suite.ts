@@ -79,6 +79,7 @@ export function casSuite(client: () => TestClient, presenter: () => CertPresente
       const id = await admin.createIdentity({ enrollment: { ottca: caId } });
       const detail = (await call(`/identities/${id}`)).body.data;
       expect(detail.enrollment.ottca.caId).toBe(caId);
+      expect(detail.enrollment.ottca.ca).toMatchObject({ id: caId, entity: 'cas', name: (await call(`/cas/${caId}`)).body.data.name });
       const token = detail.enrollment.ottca.token;
       const leaf = await ca.issue(`CN=${id}`);
 

@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
+import { connect } from 'node:tls';
+import { importX509, jwtVerify } from 'jose';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startController, type NodeController } from '../../src/node.js';
 import { x509 } from '../../src/pki/x509.js';
-import { newCsr, pemCertificates } from '../shared/pki-helpers.js';
+import { cacertsBundle, newCsr, pemCertificates } from '../shared/pki-helpers.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -59,7 +61,21 @@ describe('certificate login over real mTLS on the Node HTTPS server', () => {
     const mgmt = { 'content-type': 'application/json', 'zt-session': admin };
     const created = await call(port, '/edge/management/v1/identities', { method: 'POST', headers: mgmt, body: JSON.stringify({ name: 'mtls-device', isAdmin: false, type: 'Device', enrollment: { ott: true } }) });
     const id = created.body.data.id;
-    const token = (await call(port, `/edge/management/v1/identities/${id}`, { headers: mgmt })).body.data.enrollment.ott.token;
+    const { token, jwt } = (await call(port, `/edge/management/v1/identities/${id}`, { headers: mgmt })).body.data.enrollment.ott;
+
+    // As an SDK does: verify the JWT with the key of the leaf the server presents, trusting no CA...
+    const leafPem = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port, servername: 'localhost', rejectUnauthorized: false }, () => {
+        const der = socket.getPeerCertificate().raw;
+        socket.end();
+        resolve(`-----BEGIN CERTIFICATE-----\n${der.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`);
+      });
+      socket.on('error', reject);
+    });
+    await expect(jwtVerify(jwt, await importX509(leafPem, 'ES256'), { audience: '' })).resolves.toBeTruthy();
+    // ...then trust only the cacerts bundle for every later call.
+    const bundle = cacertsBundle((await call(port, '/.well-known/est/cacerts')).body).map((c) => c.toString('pem')).join('\n');
+    expect((await call(port, '/version', { ca: bundle })).status).toBe(200);
     const { csrPem, keys } = await newCsr(id);
     const enrolled = await call(port, `/edge/client/v1/enroll?method=ott&token=${token}`, { method: 'POST', body: csrPem, headers: { 'content-type': 'text/plain', accept: 'application/json' } });
     expect(enrolled.status).toBe(200);

@@ -93,6 +93,10 @@ export function enrollSuite(client: () => TestClient, store: () => EnrollmentSto
       const { csrPem } = await newCsr(id);
       // A token from another controller's JWT is unknown here.
       expectError(await enroll(`method=ott&token=${crypto.randomUUID()}`, csrPem), 400, 'INVALID_ENROLLMENT_TOKEN');
+      // A JWT of another audience (the network JWT, aud openziti-enroller, em network) enrolls nothing.
+      const network = (await client().get(`${CLIENT}/network-jwts`)).body.data[0].token;
+      expectError(await enroll(`method=ott&token=${decodeJwt(network).jti}`, csrPem), 400, 'INVALID_ENROLLMENT_TOKEN');
+      expectError(await enroll(`token=${decodeJwt(network).jti}`, csrPem), 400, 'INVALID_ENROLLMENT_TOKEN');
       expectError(await enroll(`method=updb&token=${token}`, csrPem), 400, 'INVALID_ENROLL_METHOD');
       expectError(await client().request(`${CLIENT}/enroll/updb?token=${token}`, { body: { password: 'a-good-password' } }), 400, 'INVALID_ENROLL_METHOD');
 

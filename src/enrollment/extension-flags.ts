@@ -9,7 +9,11 @@ import { findAuthenticatorFlags } from './repo.js';
  */
 export async function certExtensionFlags(deps: Deps, session: Pick<ApiSessionRow, 'isCertExtendable' | 'authenticatorId'>): Promise<{ isCertExtendRequested?: true; isCertKeyRollRequested?: true }> {
   if (!session.isCertExtendable) return {};
-  const a = await findAuthenticatorFlags(deps.db, session.authenticatorId);
+  return extensionFlagsOf(await findAuthenticatorFlags(deps.db, session.authenticatorId));
+}
+
+/** The flags as a session shows them: only for network-issued certificates, key roll only with extend. */
+export function extensionFlagsOf(a: { isIssuedByNetwork: boolean; isExtendRequested: boolean; isKeyRollRequested: boolean } | undefined): { isCertExtendRequested?: true; isCertKeyRollRequested?: true } {
   if (!a || !a.isIssuedByNetwork || !a.isExtendRequested) return {};
   return a.isKeyRollRequested ? { isCertExtendRequested: true, isCertKeyRollRequested: true } : { isCertExtendRequested: true };
 }

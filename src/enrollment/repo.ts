@@ -125,20 +125,56 @@ export function caEnrollmentsCascade(db: Db, caId: string): Statement {
   return db.delete(enrollments).where(eq(enrollments.caId, caId));
 }
 
-/** The authenticator a certificate fingerprint belongs to, with its identity and auth policy, in one read. */
-export async function findCertLogin(db: Db, fingerprint: string) {
-  const rows = await db
+function prepareCertLogin(db: Db) {
+  return db
     .select({
-      // Only what a login needs of the authenticator: this read runs on every certificate login.
-      authenticator: { id: authenticators.id, isIssuedByNetwork: authenticators.isIssuedByNetwork },
-      identity: identities,
-      authPolicy: authPolicies,
+      // Only what a login needs of the authenticator.
+      authenticator: {
+        id: authenticators.id,
+        isIssuedByNetwork: authenticators.isIssuedByNetwork,
+        isExtendRequested: authenticators.isExtendRequested,
+        isKeyRollRequested: authenticators.isKeyRollRequested,
+      },
+      // The columns a login uses (auth methods' LoginIdentity / LoginPolicy): each column costs.
+      identity: {
+        id: identities.id,
+        name: identities.name,
+        envInfo: identities.envInfo,
+        sdkInfo: identities.sdkInfo,
+        disabledAt: identities.disabledAt,
+        disabledUntil: identities.disabledUntil,
+        updatedAt: identities.updatedAt,
+      },
+      authPolicy: {
+        id: authPolicies.id,
+        requireTotp: authPolicies.requireTotp,
+        requireExtJwtSigner: authPolicies.requireExtJwtSigner,
+        certAllowed: authPolicies.certAllowed,
+        certAllowExpired: authPolicies.certAllowExpired,
+      },
     })
     .from(authenticators)
     .innerJoin(identities, eq(identities.id, authenticators.identityId))
     .leftJoin(authPolicies, eq(authPolicies.id, identities.authPolicyId))
-    .where(eq(authenticators.certFingerprint, fingerprint))
-    .limit(1);
+    .where(eq(authenticators.certFingerprint, sql.placeholder('fingerprint')))
+    .limit(1)
+    .prepare();
+}
+
+/** Prepared once per database handle: building this query costs as much as running it. */
+const certLogins = new WeakMap<Db, ReturnType<typeof prepareCertLogin>>();
+
+/**
+ * The authenticator a certificate fingerprint belongs to, with its identity and auth policy: one indexed
+ * read, run on every certificate login.
+ */
+export async function findCertLogin(db: Db, fingerprint: string) {
+  let query = certLogins.get(db);
+  if (!query) {
+    query = prepareCertLogin(db);
+    certLogins.set(db, query);
+  }
+  const rows = await query.all({ fingerprint });
   return rows[0];
 }
 

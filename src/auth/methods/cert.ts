@@ -1,13 +1,14 @@
 import type { Deps } from '../../deps.js';
 import { authenticatorCertPem, findCertLogin } from '../../enrollment/repo.js';
 import { ApiError } from '../../http/errors.js';
-import { isDisabled } from '../../http/session.js';
+import { isDisabled, type AuthPolicyRow } from '../../http/session.js';
 import { sha1Hex, toBase64 } from '../../lib/encoding.js';
 import { shortId } from '../../lib/ids.js';
 import { certificatesOfPem, chainToAnchor, parsePresented, subjectString } from '../../pki/chain.js';
 import type { x509 } from '../../pki/x509.js';
 import { insertSessionCertificate } from '../../resources/session-certificates/repo.js';
 import { thirdPartyLogin } from '../../enrollment/third-party.js';
+import { extensionFlagsOf } from '../../enrollment/extension-flags.js';
 import type { AuthAttempt, AuthMethod, PrimaryAuthResult } from './types.js';
 
 /** What a login needs of a presented leaf, kept per process so a returning certificate is not re-verified. */
@@ -129,14 +130,14 @@ export const certMethod: AuthMethod = {
       leafFacts = facts(stored, new Uint8Array(stored.rawData), true, authenticator.isIssuedByNetwork);
     }
     const improper = authenticator.isIssuedByNetwork && !leafFacts.rootOnly;
-    return certResult(deps, identity, authPolicy, authenticator.id, authenticator.isIssuedByNetwork, improper, fingerprint, leafFacts, now);
+    return { ...certResult(deps, identity, authPolicy, authenticator.id, authenticator.isIssuedByNetwork, improper, fingerprint, leafFacts, now), certExtension: extensionFlagsOf(authenticator) };
   },
 };
 
 function certResult(
   deps: Deps,
   identity: PrimaryAuthResult['identity'],
-  authPolicy: PrimaryAuthResult['authPolicy'] | null,
+  authPolicy: (PrimaryAuthResult['authPolicy'] & Pick<AuthPolicyRow, 'certAllowed' | 'certAllowExpired'>) | null,
   authenticatorId: string,
   issuedByNetwork: boolean,
   improper: boolean,

@@ -1,5 +1,4 @@
 import type { AuthenticateBody } from '../../auth/methods/index.js';
-import { certExtensionFlags } from '../../enrollment/extension-flags.js';
 import { json } from '../../http/envelope.js';
 import type { HandlerMap, OpContext } from '../../http/handler.js';
 import { renderCurrentApiSession } from '../api-sessions/mapper.js';
@@ -8,9 +7,8 @@ import { authenticate } from './service.js';
 export const authenticateHandlers: HandlerMap = {
   /** `POST /authenticate` on both APIs: the new session in the body and in `zt-session`. */
   async authenticate(ctx: OpContext<AuthenticateBody | undefined>) {
-    const { apiSession, identity, authPolicy } = await authenticate(ctx);
+    const { apiSession, identity, authPolicy, certExtension: flags } = await authenticate(ctx);
     const timeout = ctx.deps.config.sessionTimeoutSeconds;
-    const flags = await certExtensionFlags(ctx.deps, apiSession);
     const data = { ...renderCurrentApiSession(apiSession, identity.name, authPolicy, timeout), ...flags };
     const response = json({ data, meta: {} }, 200, {
       'zt-session': apiSession.token,

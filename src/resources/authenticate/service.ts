@@ -1,6 +1,7 @@
 import { clientAddress } from '../../auth/client-address.js';
 import { NO_CONFIG_TYPES, resolveConfigTypes } from '../../auth/config-types.js';
 import { authMethods, type AuthenticateBody } from '../../auth/methods/index.js';
+import type { LoginIdentity, LoginPolicy } from '../../auth/methods/types.js';
 import { authGuards } from '../../auth/rate-limit.js';
 import { atomic } from '../../db/client.js';
 import { ApiError } from '../../http/errors.js';
@@ -21,8 +22,10 @@ function normaliseInfo(info: Record<string, string | null | undefined> | null | 
 
 export interface AuthenticateResult {
   apiSession: ApiSessionRow;
-  identity: IdentityRow;
-  authPolicy: AuthPolicyRow;
+  identity: LoginIdentity;
+  authPolicy: LoginPolicy;
+  /** The session's extension request flags (reference §1.8), known from the login itself. */
+  certExtension: { isCertExtendRequested?: true; isCertKeyRollRequested?: true };
 }
 
 /**
@@ -71,6 +74,6 @@ export async function authenticate(ctx: OpContext<AuthenticateBody | undefined>)
     }
     await atomic(deps.db, statements);
     sweepExpiredSessions(deps, ctx.defer);
-    return { apiSession, identity, authPolicy: result.authPolicy };
+    return { apiSession, identity, authPolicy: result.authPolicy, certExtension: result.certExtension ?? {} };
   });
 }

@@ -71,69 +71,69 @@ if (process.argv.includes('--serve')) {
   });
   process.send!('ready');
 } else {
-const server = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--serve'], { execArgv: ['--import', 'tsx', ...(process.argv.includes('--prof') ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])] });
-const ask = <T>(message: string, answer?: (m: unknown) => boolean) =>
-  new Promise<T>((resolve) => {
-    const on = (m: unknown) => {
-      if (!answer || answer(m)) {
-        server.off('message', on);
-        resolve(m as T);
-      }
-    };
-    server.on('message', on);
-    if (message) server.send(message);
-  });
-await ask('', (m) => m === 'ready');
-try {
-  const json = { 'content-type': 'application/json' };
-  const admin = (await call('/edge/management/v1/authenticate?method=password', { method: 'POST', headers: json, body: JSON.stringify({ username: 'admin', password: 'bench-admin-password' }) })).body.data.token;
-  const created = await call('/edge/management/v1/identities', { method: 'POST', headers: { ...json, 'zt-session': admin }, body: JSON.stringify({ name: 'bench-device', isAdmin: false, type: 'Device', enrollment: { ott: true } }) });
-  const id = created.body.data.id;
-  const token = (await call(`/edge/management/v1/identities/${id}`, { headers: { 'zt-session': admin } })).body.data.enrollment.ott.token;
-  const keys = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: `CN=${id}`, keys, signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' } });
-  const enrolled = await call(`/edge/client/v1/enroll?method=ott&token=${token}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: csr.toString('pem') });
-  const cert: string = enrolled.body.data.cert;
-  const key = x509.PemConverter.encode((await crypto.subtle.exportKey('pkcs8', keys.privateKey)) as ArrayBuffer, 'PRIVATE KEY');
+  const server = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--serve'], { execArgv: ['--import', 'tsx', ...(process.argv.includes('--prof') ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [])] });
+  const ask = <T>(message: string, answer?: (m: unknown) => boolean) =>
+    new Promise<T>((resolve) => {
+      const on = (m: unknown) => {
+        if (!answer || answer(m)) {
+          server.off('message', on);
+          resolve(m as T);
+        }
+      };
+      server.on('message', on);
+      if (message) server.send(message);
+    });
+  await ask('', (m) => m === 'ready');
+  try {
+    const json = { 'content-type': 'application/json' };
+    const admin = (await call('/edge/management/v1/authenticate?method=password', { method: 'POST', headers: json, body: JSON.stringify({ username: 'admin', password: 'bench-admin-password' }) })).body.data.token;
+    const created = await call('/edge/management/v1/identities', { method: 'POST', headers: { ...json, 'zt-session': admin }, body: JSON.stringify({ name: 'bench-device', isAdmin: false, type: 'Device', enrollment: { ott: true } }) });
+    const id = created.body.data.id;
+    const token = (await call(`/edge/management/v1/identities/${id}`, { headers: { 'zt-session': admin } })).body.data.enrollment.ott.token;
+    const keys = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: `CN=${id}`, keys, signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' } });
+    const enrolled = await call(`/edge/client/v1/enroll?method=ott&token=${token}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: csr.toString('pem') });
+    const cert: string = enrolled.body.data.cert;
+    const key = x509.PemConverter.encode((await crypto.subtle.exportKey('pkcs8', keys.privateKey)) as ArrayBuffer, 'PRIVATE KEY');
 
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS, key, cert, rejectUnauthorized: false });
-  const body = JSON.stringify({ sdkInfo: { type: 'bench', version: '1' } });
-  // Warm-up: every connection's handshake and the first verification of the certificate.
-  await Promise.all(Array.from({ length: CONNECTIONS }, () => call('/authenticate?method=cert', { method: 'POST', headers: json, body, agent })));
+    const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS, key, cert, rejectUnauthorized: false });
+    const body = JSON.stringify({ sdkInfo: { type: 'bench', version: '1' } });
+    // Warm-up: every connection's handshake and the first verification of the certificate.
+    await Promise.all(Array.from({ length: CONNECTIONS }, () => call('/authenticate?method=cert', { method: 'POST', headers: json, body, agent })));
 
-  let sent = 0;
-  let ok = 0;
-  let failed = 0;
-  const deadline = Date.now() + SECONDS * 1000;
-  await ask('mark', (m) => m === 'marked');
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (sent < REQUESTS && Date.now() < deadline) {
-        sent++;
-        const r = await call(PATH, { method: PATH === '/version' ? 'GET' : 'POST', headers: json, body: PATH === '/version' ? undefined : body, agent });
-        if (r.status === 200) ok++;
-        else failed++;
-      }
-    }),
-  );
-  const seconds = (performance.now() - start) / 1000;
-  const { cpuSeconds } = await ask<{ cpuSeconds: number }>('cpu', (m) => typeof m === 'object' && m !== null);
-  agent.destroy();
-  console.log(
-    JSON.stringify({
-      logins: ok,
-      failed,
-      seconds: Number(seconds.toFixed(2)),
-      loginsPerSecond: Math.round(ok / seconds),
-      serverCpuSeconds: Number(cpuSeconds.toFixed(2)),
-      perServerCpuSecond: Math.round(ok / cpuSeconds),
-      connections: CONNECTIONS,
-      cores: cpus().length,
-      path: PATH,
-    }),
-  );
-} finally {
-  server.send('stop');
-}
+    let sent = 0;
+    let ok = 0;
+    let failed = 0;
+    const deadline = Date.now() + SECONDS * 1000;
+    await ask('mark', (m) => m === 'marked');
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (sent < REQUESTS && Date.now() < deadline) {
+          sent++;
+          const r = await call(PATH, { method: PATH === '/version' ? 'GET' : 'POST', headers: json, body: PATH === '/version' ? undefined : body, agent });
+          if (r.status === 200) ok++;
+          else failed++;
+        }
+      }),
+    );
+    const seconds = (performance.now() - start) / 1000;
+    const { cpuSeconds } = await ask<{ cpuSeconds: number }>('cpu', (m) => typeof m === 'object' && m !== null);
+    agent.destroy();
+    console.log(
+      JSON.stringify({
+        logins: ok,
+        failed,
+        seconds: Number(seconds.toFixed(2)),
+        loginsPerSecond: Math.round(ok / seconds),
+        serverCpuSeconds: Number(cpuSeconds.toFixed(2)),
+        perServerCpuSecond: Math.round(ok / cpuSeconds),
+        connections: CONNECTIONS,
+        cores: cpus().length,
+        path: PATH,
+      }),
+    );
+  } finally {
+    server.send('stop');
+  }
 }

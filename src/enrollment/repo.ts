@@ -1,7 +1,8 @@
 import { and, eq, getTableColumns, gt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { authenticators, authPolicies, cas, enrollments, identities } from '../db/schema/index.js';
-import { defineEntity, qualified as q, type Statement } from '../http/crud.js';
+import { defineEntity, qualified as q, uniqueViolation, type Statement } from '../http/crud.js';
+import { ApiError } from '../http/errors.js';
 import { commonFields, type FieldMap } from '../http/list-query.js';
 import { shortId } from '../lib/ids.js';
 
@@ -92,7 +93,14 @@ export async function consumeEnrollment(db: Db, enrollment: { id: string; tokenH
   statements.push(...extra);
   const remove = db.delete(enrollments).where(live).returning({ id: enrollments.id });
   statements.push(remove);
-  const results = (await (db as unknown as { batch(s: Statement[]): Promise<unknown[]> }).batch(statements)) as unknown[];
+  let results: unknown[];
+  try {
+    results = (await (db as unknown as { batch(s: Statement[]): Promise<unknown[]> }).batch(statements)) as unknown[];
+  } catch (e) {
+    // A store rule of one authenticator per identity and method, where the schema has one.
+    if (uniqueViolation(e)?.includes('authenticators.identity_id')) throw new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED');
+    throw e;
+  }
   const deleted = results[results.length - 1] as unknown[];
   return Array.isArray(deleted) && deleted.length === 1;
 }

@@ -5,20 +5,21 @@
  */
 import 'reflect-metadata';
 import { createServer as createHttpsServer } from 'node:https';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, X509Certificate as NodeX509 } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { TLSSocket } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
-import { createClient, type Client } from '@libsql/client';
+import type { Client } from '@libsql/client';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import type { Logger as QueryLogger } from 'drizzle-orm/logger';
 import { createApp } from './app.js';
 import { bootstrapStore, type BootstrapResult } from './bootstrap.js';
 import { parseConfig, type Config } from './config.js';
 import type { Db } from './db/client.js';
+import { openStore, prepareDataDir, type NodeStore } from './db/node-store.js';
 import { openLibsql } from './db/open.js';
 import { consoleLogger, type ClientCertificate, type Deps, type Logger, type Runtime } from './deps.js';
 
@@ -30,7 +31,8 @@ export interface NodeController {
   bootstrap: BootstrapResult;
   server: ServerType;
   port: number;
-  client: Client;
+  /** The open store (embedded file through the native driver, or remote libSQL). */
+  store: NodeStore;
   close(): Promise<void>;
 }
 
@@ -52,7 +54,7 @@ function controllerSecret(env: Record<string, string | undefined>, dataDir: stri
   return secret;
 }
 
-/** Applies the migrations in drizzle/ and returns the database handle. */
+/** Applies the migrations in drizzle/ to a libSQL client (in-memory and test stores) and returns the database handle. */
 export async function openNodeStore(client: Client, queryLogger?: QueryLogger): Promise<Db> {
   const db = openLibsql(client, queryLogger);
   await migrate(db as never, { migrationsFolder: MIGRATIONS_DIR });
@@ -76,16 +78,15 @@ function peerCertificate(incoming: IncomingMessage | undefined): ClientCertifica
 export async function startController(env: Record<string, string | undefined>, options: StartOptions = {}): Promise<NodeController> {
   const log = options.logger ?? consoleLogger;
   const dataDir = resolve(env.DATA_DIR ?? join(process.cwd(), 'data'));
-  // libSQL does not create a missing directory.
-  mkdirSync(dataDir, { recursive: true });
+  // libSQL does not create a missing directory; it holds the store and the secret: 0700.
+  prepareDataDir(dataDir);
   const port = Number(env.PORT ?? 1280);
   const config: Config = parseConfig(
     { ...env, CONTROLLER_SECRET: controllerSecret(env, dataDir), ZITI_API_ADDRESS: env.ZITI_API_ADDRESS ?? `localhost:${port}` },
     `node${process.versions.node}`,
   );
-  const url = env.LIBSQL_URL ?? pathToFileURL(join(dataDir, 'controller.db')).href;
-  const client = createClient({ url, authToken: env.LIBSQL_AUTH_TOKEN });
-  const db = await openNodeStore(client, options.queryLogger);
+  const store = await openStore({ url: env.LIBSQL_URL, authToken: env.LIBSQL_AUTH_TOKEN, dataDir, migrationsFolder: MIGRATIONS_DIR, queryLogger: options.queryLogger });
+  const db = store.db;
   const bootstrap = await bootstrapStore(db, config, { username: env.ADMIN_USERNAME ?? 'admin', password: env.ADMIN_PASSWORD || undefined });
   const deps: Deps = { db, config, pki: bootstrap.pki, log, now: () => Date.now() };
   const depsPromise = Promise.resolve(deps);
@@ -143,11 +144,11 @@ export async function startController(env: Record<string, string | undefined>, o
     bootstrap,
     server,
     port: boundPort,
-    client,
+    store,
     close: () =>
       new Promise<void>((done) => {
         server.close(() => {
-          client.close();
+          store.close();
           done();
         });
       }),

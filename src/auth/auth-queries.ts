@@ -1,4 +1,4 @@
-import type { ApiSessionRow, AuthPolicyRow } from '../http/session.js';
+import type { ApiSessionRow, AuthPolicyRow } from '../db/schema/rows.js';
 
 type PolicyQueries = Pick<AuthPolicyRow, 'requireTotp' | 'requireExtJwtSigner'> | null;
 type SessionMfa = Pick<ApiSessionRow, 'isMfaRequired' | 'isMfaComplete'>;

@@ -1,2 +1,3 @@
 export * from './pki.js';
 export * from './identities.js';
+export type * from './rows.js';

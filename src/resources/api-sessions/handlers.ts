@@ -5,11 +5,11 @@ import { listSessions, removeSession, sessionDetail } from './service.js';
 /** Management `/api-sessions` (admin). */
 export const apiSessionHandlers: HandlerMap = {
   async listAPISessions({ deps, query, caller }) {
-    const { data, meta } = await listSessions(deps, query, caller.apiSession.id);
+    const { data, meta } = await listSessions(deps, query, caller.apiSession);
     return ok(data, meta as unknown as Record<string, unknown>);
   },
   async detailAPISessions({ deps, params, caller }) {
-    return ok(await sessionDetail(deps, params.id, caller.apiSession.id));
+    return ok(await sessionDetail(deps, params.id, caller.apiSession));
   },
   async deleteAPISessions({ deps, params }) {
     await removeSession(deps, params.id);

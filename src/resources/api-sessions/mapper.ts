@@ -1,6 +1,6 @@
 import { authQueries } from '../../auth/auth-queries.js';
 import { entityRef, links } from '../../http/envelope.js';
-import type { ApiSessionRow, AuthPolicyRow } from '../../http/session.js';
+import type { ApiSessionRow, ApiSessionWithToken, AuthPolicyRow } from '../../db/schema/rows.js';
 import { readJson } from '../../lib/json.js';
 import { iso } from '../../lib/time.js';
 
@@ -11,16 +11,16 @@ export function apiSessionLinks(id: string) {
 /**
  * An API session as management lists and details show it (reference model-and-policies §10.7): no expiry
  * fields, `authQueries` always []. The token is a credential: it is shown only to the session's own
- * caller (`showToken`), never to an admin looking at other sessions (docs/auth.md).
+ * caller, who presented it (`token`); the store keeps only its hash, so no one else can be shown it.
  */
-export function renderApiSession(s: ApiSessionRow, identityName: string, showToken: boolean) {
+export function renderApiSession(s: ApiSessionRow, identityName: string, token: string | undefined) {
   return {
     id: s.id,
     createdAt: iso(s.createdAt),
     updatedAt: iso(s.updatedAt),
     tags: readJson(s.tags, {}),
     _links: apiSessionLinks(s.id),
-    token: showToken ? s.token : '',
+    token: token ?? '',
     identityId: s.identityId,
     identity: entityRef('identities', s.identityId, identityName),
     authenticatorId: s.authenticatorId,
@@ -39,9 +39,9 @@ export function renderApiSession(s: ApiSessionRow, identityName: string, showTok
 }
 
 /** The caller's own API session: adds its auth queries and expiry (reference auth-and-pki §1.4). */
-export function renderCurrentApiSession(s: ApiSessionRow, identityName: string, policy: Pick<AuthPolicyRow, 'requireTotp' | 'requireExtJwtSigner'> | null, timeoutSeconds: number) {
+export function renderCurrentApiSession(s: ApiSessionWithToken, identityName: string, policy: Pick<AuthPolicyRow, 'requireTotp' | 'requireExtJwtSigner'> | null, timeoutSeconds: number) {
   return {
-    ...renderApiSession(s, identityName, true),
+    ...renderApiSession(s, identityName, s.token),
     authQueries: authQueries(s, policy),
     expiresAt: iso(s.lastActivityAt + timeoutSeconds * 1000),
     expirationSeconds: timeoutSeconds,

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../../db/client.js';
 import { apiSessions, identities } from '../../db/schema/index.js';
-import type { ApiSessionRow } from '../../http/session.js';
+import type { ApiSessionRow } from '../../db/schema/rows.js';
 
 export function insertApiSession(db: Db, row: ApiSessionRow): BatchItem<'sqlite'> {
   return db.insert(apiSessions).values(row);

@@ -5,8 +5,9 @@ import { authGuards } from '../../auth/rate-limit.js';
 import { atomic } from '../../db/client.js';
 import { ApiError } from '../../http/errors.js';
 import type { OpContext } from '../../http/handler.js';
-import type { ApiSessionRow, AuthPolicyRow, IdentityRow } from '../../http/session.js';
-import { cuid, uuid } from '../../lib/ids.js';
+import { newSessionToken } from '../../auth/session-token.js';
+import type { ApiSessionRow, ApiSessionWithToken, AuthPolicyRow, IdentityRow } from '../../db/schema/rows.js';
+import { cuid } from '../../lib/ids.js';
 import { sweepExpiredSessions } from '../api-sessions/service.js';
 import { insertApiSession, updateIdentityClientInfo } from './repo.js';
 
@@ -20,7 +21,8 @@ function normaliseInfo(info: Record<string, string | null | undefined> | null | 
 }
 
 export interface AuthenticateResult {
-  apiSession: ApiSessionRow;
+  /** The new session with its token, which the caller receives once; the store keeps its hash. */
+  apiSession: ApiSessionWithToken;
   identity: IdentityRow;
   authPolicy: AuthPolicyRow;
 }
@@ -40,6 +42,7 @@ export async function authenticate(ctx: OpContext<AuthenticateBody | undefined>)
 
   return limiter.run(async () => {
     const result = await method.authenticate({ ctx, address, throttle });
+    const { token, tokenHash } = await newSessionToken();
     const now = deps.now();
     const apiSession: ApiSessionRow = {
       id: cuid(),
@@ -47,7 +50,7 @@ export async function authenticate(ctx: OpContext<AuthenticateBody | undefined>)
       updatedAt: now,
       tags: '{}',
       isSystem: false,
-      token: uuid(),
+      tokenHash,
       identityId: result.identity.id,
       authenticatorId: result.authenticatorId,
       ipAddress: address,
@@ -71,6 +74,6 @@ export async function authenticate(ctx: OpContext<AuthenticateBody | undefined>)
     }
     await atomic(deps.db, statements);
     sweepExpiredSessions(deps, ctx.defer);
-    return { apiSession, identity, authPolicy: result.authPolicy };
+    return { apiSession: { ...apiSession, token }, identity, authPolicy: result.authPolicy };
   });
 }

@@ -2,6 +2,7 @@
  * Results: the JSON document written to bench/results/latest.json and the Markdown tables printed
  * at the end of a run. Nothing secret goes in: no passwords, tokens or response bodies of 2xx answers.
  */
+import type { ProfileSummary } from './profile.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BundleFigures } from './bundle.js';
@@ -37,6 +38,10 @@ export interface ScenarioResult {
   response?: { status: number; bytes: number; items?: number; totalCount?: number };
   /** How the scenario's API session was obtained. */
   session?: 'login' | 'store';
+  /** `--profile`: where the Node controller spent its CPU time under this scenario's load. */
+  profile?: ProfileSummary;
+  /** `--profile`: the same for the floor alone. */
+  floorProfile?: ProfileSummary;
 }
 
 export interface RuntimeResult {

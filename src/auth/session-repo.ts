@@ -52,8 +52,8 @@ export async function findSessionByTokenHash(db: Db, tokenHash: string) {
     lookup = prepareSessionLookup(db);
     sessionLookups.set(db, lookup);
   }
-  const rows = await lookup.all({ tokenHash });
-  return rows[0];
+  // get(): one row, one native call (all() builds an iterator per call).
+  return lookup.get({ tokenHash });
 }
 
 export function deleteSessionById(db: Db, id: string): Promise<unknown> {

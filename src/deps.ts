@@ -10,7 +10,13 @@ export interface Logger {
 
 /** Everything a request needs from its runtime, resolved once per process (Node) or isolate (Workers). */
 export interface Deps {
+  /** Reads and writes; on Workers, reads may be answered by a D1 read replica near the caller. */
   db: Db;
+  /**
+   * The primary, where `db` may lag (Workers with D1 read replication): a lookup that must see a row the
+   * client was just given (a session token right after login) retries here on a miss. Absent: `db` is it.
+   */
+  primaryDb?: Db;
   config: Config;
   pki: Pki;
   log: Logger;

@@ -28,9 +28,21 @@ function stringEnv(env: Env): Record<string, string | undefined> {
   return out;
 }
 
-function openStore(env: Env): Db {
-  if (env.LIBSQL_URL) return openLibsql(createClient({ url: env.LIBSQL_URL, authToken: env.LIBSQL_AUTH_TOKEN }));
-  if (env.DB) return openD1(env.DB);
+/**
+ * D1 through its Sessions API: one session per isolate starting `first-unconstrained`, so reads may be
+ * served by the read replica nearest to this isolate; every query of the session carries its bookmark,
+ * so after a write through this isolate its reads never go back in time. Another isolate's writes may
+ * not have reached the replica yet: lookups that must see them (a session token right after login)
+ * retry on the primary (`primaryDb`, the binding without a session, which always reaches the primary).
+ * Consistency a client gets: docs/adr/0002-store-drivers-and-read-replicas.md.
+ */
+function openStore(env: Env): { db: Db; primaryDb?: Db } {
+  if (env.LIBSQL_URL) return { db: openLibsql(createClient({ url: env.LIBSQL_URL, authToken: env.LIBSQL_AUTH_TOKEN })) };
+  if (env.DB) {
+    const primaryDb = openD1(env.DB);
+    if (typeof env.DB.withSession !== 'function') return { db: primaryDb };
+    return { db: openD1(env.DB.withSession('first-unconstrained') as unknown as D1Database), primaryDb };
+  }
   throw new Error('no store: bind a D1 database as DB or set LIBSQL_URL');
 }
 
@@ -39,11 +51,12 @@ let depsPromise: Promise<Deps> | undefined;
 
 async function init(env: Env): Promise<Deps> {
   const config = parseConfig(stringEnv(env), 'workerd');
-  const db = openStore(env);
+  const { db, primaryDb } = openStore(env);
   // Migrations are applied by `wrangler d1 migrations apply`; here only built-ins, PKI and admin.
+  // On the primary: the PKI insert-if-absent must converge with other isolates' first starts.
   const admin = env.ADMIN_PASSWORD ? { username: env.ADMIN_USERNAME ?? 'admin', password: env.ADMIN_PASSWORD } : undefined;
-  const { pki } = await bootstrapStore(db, config, admin);
-  return { db, config, pki, log: consoleLogger, now: () => Date.now() };
+  const { pki } = await bootstrapStore(primaryDb ?? db, config, admin);
+  return { db, primaryDb, config, pki, log: consoleLogger, now: () => Date.now() };
 }
 
 interface TlsClientAuth {

@@ -48,7 +48,9 @@ export function isExpired(apiSession: Pick<ApiSessionRow, 'lastActivityAt'>, now
 export async function loadSession(deps: Deps, token: string, defer: (write: Promise<unknown>) => void): Promise<RequestSession | undefined> {
   // A value that is not a UUID cannot be a token: skip the read entirely.
   if (!isUuid(token)) return undefined;
-  const row = await findSessionByTokenHash(deps.db, await hashSessionToken(token));
+  const tokenHash = await hashSessionToken(token);
+  // A replica may not have the session yet (login answered by the primary a moment ago): ask the primary.
+  const row = (await findSessionByTokenHash(deps.db, tokenHash)) ?? (deps.primaryDb ? await findSessionByTokenHash(deps.primaryDb, tokenHash) : undefined);
   if (!row || !row.authPolicy?.id) return undefined;
   const now = deps.now();
   const timeoutSeconds = deps.config.sessionTimeoutSeconds;

@@ -36,7 +36,7 @@ describe('a session lookup on a lagging read replica', () => {
     deps = { db: primary.db, config, pki, log: { info() {}, warn() {}, error() {} }, now: () => Date.now() };
     const runtime: Runtime = { deps: async () => deps, clientCertificate: () => undefined, waitUntil: () => {} };
     const app = createApp(runtime);
-    token = await new TestClient((req) => app.fetch(req, {})).login();
+    token = await new TestClient(async (req) => app.fetch(req, {})).login();
   });
 
   afterAll(() => {

@@ -7,14 +7,14 @@
  * `PRAGMA integrity_check` answers ok. Bounded: `--runs` (3), `--load-ms` before the kill (random up
  * to this, 2,000), a watchdog (120 s). Exit code 0 only when every run holds.
  *
- *   npm run test:crash -- --runs 5 --port 13200
+ *   npm run test:crash -- --runs 5 --port 13201   (default: the first free port of 13200…13209)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'libsql';
-import { call, closeAgent, login, startControllerProcess, stopControllerProcess, waitUntilServing, type ControllerProcess } from './lib/controller-process.js';
+import { call, closeAgent, freePort, login, startControllerProcess, stopControllerProcess, waitUntilServing, type ControllerProcess } from './lib/controller-process.js';
 
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -24,7 +24,7 @@ function option(name: string, fallback: number): number {
 }
 
 const runs = option('runs', 3);
-const port = option('port', Number(process.env.CRASH_PORT ?? 13200));
+const port = process.argv.includes('--port') ? option('port', 13200) : await freePort();
 const loadMs = option('load-ms', 2_000);
 const concurrency = option('concurrency', 8);
 const WATCHDOG_MS = 120_000;

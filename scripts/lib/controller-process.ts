@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpsRequest, Agent } from 'node:https';
+import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -61,6 +62,19 @@ export function call(port: number, method: string, path: string, options: { body
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** The first of `count` ports from `from` that is free on loopback right now (the project's test ports: 13200…13209). */
+export async function freePort(from = 13200, count = 10): Promise<number> {
+  for (let port = from; port < from + count; port++) {
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`no free port in ${from}..${from + count - 1}`);
 }
 
 export function startControllerProcess(env: Record<string, string>): ControllerProcess {

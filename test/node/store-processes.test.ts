@@ -10,11 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, closeAgent, login, startControllerProcess, stopControllerProcess, waitUntilServing, type ControllerProcess } from '../../scripts/lib/controller-process.js';
+import { call, closeAgent, freePort, login, startControllerProcess, stopControllerProcess, waitUntilServing, type ControllerProcess } from '../../scripts/lib/controller-process.js';
 
 const hasSqlite3 = spawnSync('sqlite3', ['-version']).status === 0;
-// Ports of this suite (loopback); override when they are taken.
-const BASE_PORT = Number(process.env.STORE_TEST_PORT ?? 13206);
 
 describe('two controller processes on one embedded file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ziti-procs-'));
@@ -26,8 +24,11 @@ describe('two controller processes on one embedded file', () => {
 
   beforeAll(async () => {
     // Started together on a new file: both migrate and bootstrap it, one of them first.
-    a = startControllerProcess({ ...env, PORT: String(BASE_PORT) });
-    b = startControllerProcess({ ...env, PORT: String(BASE_PORT + 1) });
+    // Two free loopback ports of the project's test range (13200…13209).
+    const first = await freePort();
+    const second = await freePort(first + 1, 13210 - first - 1);
+    a = startControllerProcess({ ...env, PORT: String(first) });
+    b = startControllerProcess({ ...env, PORT: String(second) });
     await Promise.all([waitUntilServing(a, 60_000), waitUntilServing(b, 60_000)]);
   }, 90_000);
 

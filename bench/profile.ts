@@ -26,6 +26,8 @@ export interface ProfileSummary {
   busyShare: number;
   top: { name: string; where: string; selfShare: number }[];
   byPackage: { where: string; selfShare: number }[];
+  /** CPU time of the bench process (controller or floor) per request during the profiled run. */
+  cpuMicrosPerRequest?: number;
 }
 
 /** Where a frame's code lives: a package, a folder of this project, node internals, or a marker. */

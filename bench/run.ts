@@ -287,14 +287,25 @@ class Bench {
     };
     if (this.opts.profile && rt.name === 'node') {
       const file = join(ROOT, 'bench/results', `${scenario.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.cpuprofile`);
-      const { summary } = await profiled(file, () => this.measure([{ target: rt.target, requests: built }]));
-      result.profile = summary;
+      // CPU time of this process (the controller and its floor run here; the load generator does not)
+      // per request: steadier than latency on a shared machine, since waiting for a core is not counted.
+      const cpuPerRequest = async (run: () => Promise<Measurement[]>) => {
+        const before = process.cpuUsage();
+        const [measured] = await run();
+        const used = process.cpuUsage(before);
+        return (used.user + used.system) / Math.max(1, measured.requests);
+      };
+      let scenarioCpu = 0;
+      const { summary } = await profiled(file, async () => void (scenarioCpu = await cpuPerRequest(() => this.measure([{ target: rt.target, requests: built }]))));
+      result.profile = { ...summary, cpuMicrosPerRequest: scenarioCpu };
       console.log(formatSummary(summary));
       // The floor alone under the same profiler: what any request costs here (TLS, HTTP, one read).
       const floorFile = file.replace(/\.cpuprofile$/, '.floor.cpuprofile');
-      const floorRun = await profiled(floorFile, () => this.measure([floors[scenario.floor]]));
-      result.floorProfile = floorRun.summary;
+      let floorCpu = 0;
+      const floorRun = await profiled(floorFile, async () => void (floorCpu = await cpuPerRequest(() => this.measure([floors[scenario.floor]]))));
+      result.floorProfile = { ...floorRun.summary, cpuMicrosPerRequest: floorCpu };
       console.log(formatSummary(floorRun.summary));
+      log(`  ${scenario.name}: server CPU ${scenarioCpu.toFixed(0)} µs/request, its floor ${floorCpu.toFixed(0)} µs/request (${(scenarioCpu / floorCpu).toFixed(2)}x), under the profiler`);
     }
     const st = result.statementsPerRequest;
     log(

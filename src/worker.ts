@@ -41,7 +41,7 @@ function openStore(env: Env): { db: Db; primaryDb?: Db } {
   if (env.DB) {
     const primaryDb = openD1(env.DB);
     if (typeof env.DB.withSession !== 'function') return { db: primaryDb };
-    return { db: openD1(env.DB.withSession('first-unconstrained') as unknown as D1Database), primaryDb };
+    return { db: openD1(env.DB.withSession('first-unconstrained') as unknown as NonNullable<Env['DB']>), primaryDb };
   }
   throw new Error('no store: bind a D1 database as DB or set LIBSQL_URL');
 }

@@ -2,7 +2,7 @@
  * The store side of the session check that every authenticated request makes: one indexed read by
  * token hash (session, identity and auth policy in one statement), and the rare writes it defers.
  */
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { apiSessions, authPolicies, identities } from '../db/schema/index.js';
 import type { AuthPolicyRow, IdentityRow } from '../db/schema/rows.js';
@@ -22,6 +22,8 @@ const sessionIdentityColumns = {
   disabledAt: identities.disabledAt,
   disabledUntil: identities.disabledUntil,
 };
+/** Every session column but the hash the lookup matched on: nothing renders it, so nothing reads it. */
+const { tokenHash: _matchedOn, ...sessionColumns } = getTableColumns(apiSessions);
 const sessionPolicyColumns = {
   id: authPolicies.id,
   name: authPolicies.name,
@@ -33,7 +35,7 @@ export type SessionPolicy = Pick<AuthPolicyRow, keyof typeof sessionPolicyColumn
 
 function prepareSessionLookup(db: Db) {
   return db
-    .select({ apiSession: apiSessions, identity: sessionIdentityColumns, authPolicy: sessionPolicyColumns })
+    .select({ apiSession: sessionColumns, identity: sessionIdentityColumns, authPolicy: sessionPolicyColumns })
     .from(apiSessions)
     .innerJoin(identities, eq(identities.id, apiSessions.identityId))
     .leftJoin(authPolicies, eq(authPolicies.id, identities.authPolicyId))

@@ -1,6 +1,6 @@
 import { authQueries } from '../../auth/auth-queries.js';
 import { entityRef, links } from '../../http/envelope.js';
-import type { ApiSessionRow, ApiSessionWithToken, AuthPolicyRow } from '../../db/schema/rows.js';
+import type { ApiSessionView, ApiSessionWithToken, AuthPolicyRow } from '../../db/schema/rows.js';
 import { readJson } from '../../lib/json.js';
 import { iso } from '../../lib/time.js';
 
@@ -13,7 +13,7 @@ export function apiSessionLinks(id: string) {
  * fields, `authQueries` always []. The token is a credential: it is shown only to the session's own
  * caller, who presented it (`token`); the store keeps only its hash, so no one else can be shown it.
  */
-export function renderApiSession(s: ApiSessionRow, identityName: string, token: string | undefined) {
+export function renderApiSession(s: ApiSessionView, identityName: string, token: string | undefined) {
   return {
     id: s.id,
     createdAt: iso(s.createdAt),

@@ -87,6 +87,21 @@ describe('the embedded store on the native driver', () => {
     expect(shown).toEqual([token]);
   });
 
+  it('lists API sessions, paged, with their total and identity names, in one statement besides the session check', async () => {
+    const token = await f.client.login();
+    const live = (await f.store.db.select().from(apiSessions)).length;
+    f.statements.length = 0;
+    const page = await f.client.get(`${MGMT}/api-sessions?limit=2&offset=1`, token);
+    expect(page.status).toBe(200);
+    expect(page.body.meta.pagination.totalCount).toBe(live);
+    expect(page.body.data).toHaveLength(Math.min(2, live - 1));
+    expect(page.body.data.every((s: { identity: { name: string } }) => s.identity.name === 'Default Admin')).toBe(true);
+    expect(f.statements.filter((s) => /^select/i.test(s))).toHaveLength(2);
+    const past = await f.client.get(`${MGMT}/api-sessions?offset=400`, token);
+    expect(past.body.data).toEqual([]);
+    expect(past.body.meta.pagination.totalCount).toBe(live);
+  });
+
   it('keeps each statement prepared: repeated requests add no statement to the cache', async () => {
     const token = await f.client.login();
     for (let i = 0; i < 3; i++) await f.client.get(`${CLIENT}/current-identity`, token);

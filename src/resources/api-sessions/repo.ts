@@ -1,25 +1,18 @@
-import { and, count, eq, gte, inArray, lt } from 'drizzle-orm';
+import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { listPage } from '../../db/list-page.js';
 import type { Db } from '../../db/client.js';
 import { apiSessions, identities } from '../../db/schema/index.js';
 import type { ResolvedListQuery } from '../../http/list-query.js';
 
 const columns = { apiSession: apiSessions, identityName: identities.name };
 
-/** Live sessions (last activity at or after `liveSince`), filtered, sorted and paged, with their total. */
+/** The identity's name as a correlated subquery, so that a page stays a one-table query (src/db/list-page.ts). */
+const listColumns = { apiSession: apiSessions, identityName: sql<string | null>`(SELECT ${identities.name} FROM ${identities} WHERE ${identities.id} = ${apiSessions.identityId})` };
+
+/** Live sessions (last activity at or after `liveSince`), filtered, sorted and paged, with their total: one statement. */
 export async function listApiSessions(db: Db, q: ResolvedListQuery, liveSince: number) {
   const where = and(gte(apiSessions.lastActivityAt, liveSince), q.where);
-  const [rows, total] = await Promise.all([
-    db
-      .select(columns)
-      .from(apiSessions)
-      .leftJoin(identities, eq(identities.id, apiSessions.identityId))
-      .where(where)
-      .orderBy(...q.orderBy)
-      .limit(q.limit ?? -1)
-      .offset(q.offset),
-    db.select({ n: count() }).from(apiSessions).where(where),
-  ]);
-  return { rows, total: total[0]?.n ?? 0 };
+  return listPage<{ apiSession: typeof apiSessions.$inferSelect; identityName: string | null }>(db, apiSessions, listColumns, { where, orderBy: q.orderBy, limit: q.limit, offset: q.offset });
 }
 
 export async function findApiSession(db: Db, id: string, liveSince: number) {

@@ -3,3 +3,4 @@ export * from './identities.js';
 export * from './config-types.js';
 export * from './configs.js';
 export * from './enrollment.js';
+export type * from './rows.js';

@@ -13,6 +13,7 @@ import { configHandlers } from './resources/configs/handlers.js';
 import { currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
 import { currentIdentityHandlers } from './resources/current-identity/handlers.js';
 import { discoveryHandlers } from './resources/discovery/handlers.js';
+import { clientExternalJwtSignerHandlers, externalJwtSignerHandlers } from './resources/external-jwt-signers/handlers.js';
 import { identityHandlers } from './resources/identities/handlers.js';
 import { identityTypeHandlers } from './resources/identity-types/handlers.js';
 
@@ -26,7 +27,7 @@ export const clientApi: ApiDefinition = {
   basePath: clientOps.basePath,
   operations: clientOps.operations,
   schemas: clientSchemas,
-  handlers: mergeHandlers<ClientOperations>()(discoveryHandlers.client, authenticateHandlers, currentApiSessionHandlers, currentIdentityHandlers),
+  handlers: mergeHandlers<ClientOperations>()(discoveryHandlers.client, authenticateHandlers, currentApiSessionHandlers, currentIdentityHandlers, clientExternalJwtSignerHandlers),
 };
 
 export const managementApi: ApiDefinition = {
@@ -46,5 +47,6 @@ export const managementApi: ApiDefinition = {
     authPolicyHandlers,
     configTypeHandlers,
     configHandlers,
+    externalJwtSignerHandlers,
   ),
 };

@@ -20,6 +20,10 @@ export interface Config {
   runtimeVersion: string;
   /** Authentication rate limiter: concurrent in-flight logins per instance before 429. */
   authConcurrencyLimit: number;
+  /** External JWT signers' JWKS may be fetched over http and from private, loopback and link-local hosts. */
+  jwksAllowPrivate: boolean;
+  /** Deadline of one JWKS fetch (connect, redirects and body), in milliseconds. */
+  jwksTimeoutMs: number;
 }
 
 export const CONTROLLER_VERSION = 'v1.6.2';
@@ -54,5 +58,7 @@ export function parseConfig(env: Record<string, string | undefined>, runtimeVers
     buildDate: env.ZITI_BUILD_DATE ?? '',
     runtimeVersion,
     authConcurrencyLimit: int(env.ZITI_AUTH_CONCURRENCY, 64, 1, 10_000),
+    jwksAllowPrivate: env.ZITI_JWKS_ALLOW_PRIVATE?.trim().toLowerCase() === 'true',
+    jwksTimeoutMs: int(env.ZITI_JWKS_TIMEOUT_MS, 5000, 100, 30_000),
   };
 }

@@ -4,6 +4,7 @@
  * This file and src/worker.ts are the only places that know their runtime.
  */
 import 'reflect-metadata';
+import { lookup } from 'node:dns/promises';
 import { createServer as createHttpsServer } from 'node:https';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, X509Certificate as NodeX509 } from 'node:crypto';
@@ -20,6 +21,7 @@ import { bootstrapStore, type BootstrapResult } from './bootstrap.js';
 import { parseConfig, type Config } from './config.js';
 import type { Db } from './db/client.js';
 import { openLibsql } from './db/open.js';
+import { setJwksHostResolver } from './auth/ext-jwt/jwks.js';
 import { consoleLogger, type ClientCertificate, type Deps, type Logger, type Runtime } from './deps.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -95,6 +97,8 @@ export async function startController(env: Record<string, string | undefined>, o
     clientCertificate: (_req, bindings) => peerCertificate((bindings as { incoming?: IncomingMessage } | undefined)?.incoming),
     waitUntil: (promise) => void promise,
   };
+  // Names are resolved before a JWKS fetch, so a public-looking name cannot lead into the private network.
+  setJwksHostResolver(async (host) => (await lookup(host, { all: true })).map((a) => a.address));
   const app = createApp(runtime);
   const pki = bootstrap.pki;
   const server = await new Promise<ServerType>((resolveServer) => {

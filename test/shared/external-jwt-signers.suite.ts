@@ -53,11 +53,12 @@ const signersSuite: Suite = ({ client }) => {
 
     it('keeps name, issuer, kid and certificate unique', async () => {
       const key = await providerKey('RS256');
-      const first = jwks({ kid: uniqueName('kid') });
+      const kid = uniqueName('kid');
+      const first = jwks({ kid });
       await create(first);
       expectFieldError(await admin.call('createExternalJwtSigner', { body: jwks({ name: first.name }) }), 400, 'name', 'name must be unique');
       expectFieldError(await admin.call('createExternalJwtSigner', { body: jwks({ issuer: first.issuer }) }), 400, 'issuer', 'issuer must be unique');
-      expectFieldError(await admin.call('createExternalJwtSigner', { body: jwks({ kid: first.kid }) }), 400, 'kid', 'kid must be unique');
+      expectFieldError(await admin.call('createExternalJwtSigner', { body: jwks({ kid }) }), 400, 'kid', 'kid must be unique');
       await create(jwks({ jwksEndpoint: null, certPem: key.certPem }));
       expectFieldError(await admin.call('createExternalJwtSigner', { body: jwks({ jwksEndpoint: null, certPem: key.certPem }) }), 400, 'certPem', 'certPem must be unique');
       // Signers without a kid do not collide with each other.

@@ -19,6 +19,7 @@ export default defineProject(async () => {
             ADMIN_USERNAME: 'admin',
             ADMIN_PASSWORD: 'admin-password-for-tests',
             ZITI_API_ADDRESS: 'localhost:1280',
+            ZITI_JWKS_TIMEOUT_MS: '1000',
           },
         },
       }),

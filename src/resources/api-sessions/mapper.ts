@@ -1,7 +1,6 @@
-import { authQueries } from '../../auth/auth-queries.js';
 import { baseEntity, entityRef } from '../../crud/render.js';
 import type { ApiSessionDetail, AuthQueryDetail, CurrentApiSessionDetail } from '../../generated/management-types.js';
-import type { ApiSessionRow, AuthPolicyRow } from '../../http/session.js';
+import type { ApiSessionRow } from '../../http/session.js';
 import { readJson } from '../../lib/json.js';
 import { iso } from '../../lib/time.js';
 
@@ -33,11 +32,11 @@ export function renderApiSession(s: ApiSessionRow, identityName: string, showTok
   };
 }
 
-/** The caller's own API session: adds its auth queries and expiry (reference auth-and-pki §1.4). */
-export function renderCurrentApiSession(s: ApiSessionRow, identityName: string, policy: Pick<AuthPolicyRow, 'requireTotp' | 'requireExtJwtSigner'> | null, timeoutSeconds: number): CurrentApiSessionDetail & { expiresAt: string } {
+/** The caller's own API session: adds its auth queries (as computed for this request) and expiry (reference auth-and-pki §1.4). */
+export function renderCurrentApiSession(s: ApiSessionRow, identityName: string, queries: AuthQueryDetail[], timeoutSeconds: number): CurrentApiSessionDetail & { expiresAt: string } {
   return {
     ...renderApiSession(s, identityName, true),
-    authQueries: authQueries(s, policy),
+    authQueries: queries,
     expiresAt: iso(s.lastActivityAt + timeoutSeconds * 1000),
     expirationSeconds: timeoutSeconds,
   };

@@ -4,7 +4,7 @@ import { logout } from '../api-sessions/service.js';
 
 export const currentApiSessionHandlers = handlers<SharedOperations>()({
   /** Allowed while partially authenticated: the auth queries tell the client what remains. */
-  getCurrentAPISession: ({ svc, caller, reply }) => reply.ok(renderCurrentApiSession(caller.apiSession, caller.identity.name, caller.authPolicy, svc.deps.config.sessionTimeoutSeconds)),
+  getCurrentAPISession: ({ svc, caller, reply }) => reply.ok(renderCurrentApiSession(caller.apiSession, caller.identity.name, caller.authQueries, svc.deps.config.sessionTimeoutSeconds)),
   /** Logout; allowed while partially authenticated. */
   deleteCurrentApiSession: async ({ svc, caller, reply }) => (await logout(svc.deps, caller.apiSession.id), reply.empty()),
 });

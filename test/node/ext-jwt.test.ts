@@ -1,7 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { jwtVerify } from 'jose';
 import { fetchJwks, JwksError, setJwksHostResolver } from '../../src/auth/ext-jwt/jwks.js';
+import { signerKey } from '../../src/auth/ext-jwt/keys.js';
+import { findSignerByIssuer } from '../../src/auth/ext-jwt/repo.js';
+import { extJwtMethod } from '../../src/auth/methods/ext-jwt.js';
 import { CLIENT } from '../helpers/client.js';
 import { createNodeTestApp, recordReplies, type NodeTestApp } from '../helpers/node-app.js';
 import { TypedApi, type ManagementOperations } from '../helpers/typed-api.js';
@@ -104,6 +108,7 @@ describe('ext-jwt logins (Node)', () => {
     const person = (await admin.ok('createIdentity', { body: { name: uniqueName('p'), type: 'User', isAdmin: false } })).data!.id!;
     return { issuer, person };
   }
+  const signerKeyFor = async (t: NodeTestApp, issuer: string, k: ProviderKey) => (await signerKey((await findSignerByIssuer(t.deps.db, issuer))!, k.kid, k.alg, { allowPrivate: true, timeoutMs: 1000 }, Date.now()))!;
   const login = (t: NodeTestApp, jwt: string) => t.client.request(`${CLIENT}/authenticate?method=ext-jwt`, { method: 'POST', headers: { authorization: `Bearer ${jwt}` } });
 
   it('refuses a JWKS on 127.0.0.1 unless ZITI_JWKS_ALLOW_PRIVATE=true, without contacting it', async () => {
@@ -154,6 +159,24 @@ describe('ext-jwt logins (Node)', () => {
         const seconds = (performance.now() - started) / 1000;
         console.log(`ext-jwt ${alg} logins, concurrency ${concurrency}: ${(done / seconds).toFixed(0)}/s (${done} in ${seconds.toFixed(1)} s)`);
       }
+      // The method's own work (token checks, signer and identity reads) without the session write and HTTP.
+      const svc = { deps: open.deps, caller: undefined, requestId: 'perf', clientAddress: () => '', defer: () => undefined, bearerTokens: () => [jwt] };
+      let verified = 0;
+      const started = performance.now();
+      while (performance.now() < started + 2000) {
+        await extJwtMethod.authenticate({ svc, body: undefined, clientCertificate: () => undefined, address: '', throttle: undefined as never });
+        verified++;
+      }
+      const seconds = (performance.now() - started) / 1000;
+      console.log(`ext-jwt ${alg} method only (verify + 2 indexed reads): ${(verified / seconds).toFixed(0)}/s`);
+      let crypto = 0;
+      const verifyKey = await signerKeyFor(open, o.issuer, k);
+      const t0 = performance.now();
+      while (performance.now() < t0 + 1000) {
+        await jwtVerify(jwt, verifyKey, { issuer: o.issuer, audience: 'aud' });
+        crypto++;
+      }
+      console.log(`ext-jwt ${alg} signature and claims check only: ${(crypto / ((performance.now() - t0) / 1000)).toFixed(0)}/s`);
     }
   }, 120_000);
 });

@@ -130,7 +130,8 @@ const extJwtSuite: Suite = ({ client, jwks }) => {
       const key = await providerKey('ES256');
       const der = key.certPem.replace(/-----[^-]+-----|\s/g, '');
       const x5cPath = `/x5c-${crypto.randomUUID()}`;
-      jwks().serve(x5cPath, { body: JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', kid: key.kid, use: 'sig', x5c: [der] }] }) });
+      // Only kid and x5c, as many providers (and the controller's own tests) publish them.
+      jwks().serve(x5cPath, { body: JSON.stringify({ keys: [{ kid: key.kid, x5c: [der] }] }) });
       const x5cIssuer = uniqueName('https://x5c-idp');
       await createSigner({ issuer: x5cIssuer, jwksEndpoint: jwks().url(x5cPath), claimsProperty: 'email', useExternalId: true });
       const email = `${uniqueName('someone')}@example.com`;
@@ -140,6 +141,22 @@ const extJwtSuite: Suite = ({ client, jwks }) => {
       expect(reply.body.data.identityId).toBe(person);
       await expectRefused(await signToken(key, { iss: x5cIssuer, aud: AUDIENCE, sub: person }));
       await expectRefused(await signToken(key, { iss: x5cIssuer, aud: AUDIENCE, email: [email] }));
+      // The certificate's key decides the algorithm: an RSA algorithm under that kid is refused.
+      const rsaUnderKid = await providerKey('RS256', key.kid);
+      await expectRefused(await signToken(rsaUnderKid, { iss: x5cIssuer, aud: AUDIENCE, email }));
+    });
+
+    it('resolves a kid shared by two signers through the issuer', async () => {
+      const shared = await providerKey('ES256');
+      const [a, b] = [`/shared-a-${crypto.randomUUID()}`, `/shared-b-${crypto.randomUUID()}`];
+      jwks().serve(a, { body: jwksBody(shared) });
+      jwks().serve(b, { body: jwksBody(shared) });
+      const [issA, issB] = [uniqueName('https://tenant-a'), uniqueName('https://tenant-b')];
+      await createSigner({ issuer: issA, jwksEndpoint: jwks().url(a) });
+      await createSigner({ issuer: issB, jwksEndpoint: jwks().url(b), enabled: false });
+      const person = await createIdentity();
+      for (let i = 0; i < 5; i++) expect((await login(await signToken(shared, { iss: issA, aud: AUDIENCE, sub: person }))).status).toBe(200);
+      await expectRefused(await signToken(shared, { iss: issB, aud: AUDIENCE, sub: person }));
     });
 
     it('picks up a key rotated at the provider on the next unknown kid, refetching at most once a second', async () => {

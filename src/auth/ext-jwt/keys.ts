@@ -84,12 +84,14 @@ function pemOf(der: string): string {
 
 /** A JWK's verification key for `alg`: the first x5c certificate's key when present, else the JWK itself. */
 async function importJwkFor(jwk: JWK, alg: string): Promise<CryptoKey | undefined> {
-  if (!ALGORITHMS[alg](jwk)) return undefined;
   if (jwk.alg !== undefined && jwk.alg !== alg) return undefined;
   if (jwk.use !== undefined && jwk.use !== 'sig') return undefined;
+  // Providers often publish only kid and x5c; the certificate's key then decides, and importing it for
+  // an algorithm of another key type or curve fails.
   if (Array.isArray(jwk.x5c) && jwk.x5c.length > 0) {
     return importX509(pemOf(String(jwk.x5c[0]).replace(/\s+/g, '')), alg);
   }
+  if (!ALGORITHMS[alg](jwk)) return undefined;
   const { x5c: _x5c, ...params } = jwk;
   return (await importJWK({ ...params, ext: true }, alg)) as CryptoKey;
 }

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectConforms } from '../helpers/conform.js';
 import { TypedApi, type ClientOperations, type ManagementOperations } from '../helpers/typed-api.js';
@@ -6,7 +7,7 @@ import { expectError, expectFieldError, expectNotFound, uniqueName } from './ide
 import type { Suite } from './suite.js';
 
 /** Management `/external-jwt-signers` and the anonymous client list (reference auth-and-pki §8.1, §8.4). */
-const signersSuite: Suite = ({ client }) => {
+const signersSuite: Suite = ({ client, db }) => {
   let token = '';
   beforeAll(async () => {
     token = await client().login();
@@ -102,6 +103,48 @@ const signersSuite: Suite = ({ client }) => {
       await admin.ok('deleteAuthPolicy', { path: { id: byRequired } });
       expect((await admin.call('deleteExternalJwtSigner', { path: { id: signer } })).status).toBe(200);
       expectNotFound(await admin.call('detailExternalJwtSigner', { path: { id: signer } }), 'externalJwtSigner', signer);
+    });
+
+    it('never leaves a policy naming a deleted signer, under 50 concurrent policy writes and a delete', async () => {
+      const policy = (signer: string, i: number) => ({ name: uniqueName('race-ap'), primary: { cert: { allowed: true, allowExpiredCerts: true }, updb: { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0 }, extJwt: { allowed: true, allowedSigners: i % 2 ? [signer] : [] } }, secondary: { requireTotp: false, requireExtJwtSigner: i % 2 ? null : signer } });
+      const outcomes = new Set<string>();
+      for (let round = 0; round < 3; round++) {
+        const signer = await create(jwks());
+        // The delete starts at a different point among the policy writes each round.
+        const at = [0, 10, 30][round];
+        const writes = Array.from({ length: 49 }, (_, i) => () => admin.call('createAuthPolicy', { body: policy(signer, i) }));
+        const calls = [...writes.slice(0, at), () => admin.call('deleteExternalJwtSigner', { path: { id: signer } }), ...writes.slice(at)];
+        const replies = await Promise.all(calls.map((call) => call()));
+        const deleteReply = replies[at];
+        const created = replies.filter((r, i) => i !== at && r.status === 201);
+        for (const r of replies.filter((r, i) => i !== at && r.status !== 201)) expectError(r, 404, 'NOT_FOUND');
+        if (deleteReply.status === 200) {
+          outcomes.add('deleted');
+          expect(created).toHaveLength(0);
+        } else {
+          outcomes.add('refused');
+          expectError(deleteReply, 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
+          expect(created.length).toBeGreaterThan(0);
+        }
+        // The store never holds a policy naming a signer that does not exist.
+        const dangling = await db().all<{ n: number }>(sql`select count(*) as n from auth_policies p where not exists (select 1 from external_jwt_signers s where s.id = ${signer}) and (p.require_ext_jwt_signer = ${signer} or exists (select 1 from json_each(p.ext_jwt_allowed_signers) j where j.value = ${signer}))`);
+        expect(Number(dangling[0].n)).toBe(0);
+        await Promise.all(created.map((r) => admin.ok('deleteAuthPolicy', { path: { id: r.body.data!.id! } })));
+        if (deleteReply.status !== 200) await admin.ok('deleteExternalJwtSigner', { path: { id: signer } });
+      }
+      expect(outcomes.size).toBeGreaterThan(0);
+    });
+
+    it('has the store refuse a referenced signer\'s delete and a policy naming a missing signer', async () => {
+      const signer = await create(jwks());
+      const policyId = uniqueName('raw-ap');
+      await db().run(sql`insert into auth_policies (id, created_at, updated_at, name, ext_jwt_allowed_signers) values (${policyId}, 0, 0, ${policyId}, ${JSON.stringify([signer])})`);
+      await expect(db().run(sql`delete from external_jwt_signers where id = ${signer}`)).rejects.toThrow();
+      await expect(db().run(sql`update auth_policies set require_ext_jwt_signer = 'missing' where id = ${policyId}`)).rejects.toThrow();
+      await expect(db().run(sql`insert into auth_policies (id, created_at, updated_at, name, ext_jwt_allowed_signers) values ('x', 0, 0, 'x', '["missing"]')`)).rejects.toThrow();
+      await db().run(sql`delete from auth_policies where id = ${policyId}`);
+      await db().run(sql`delete from external_jwt_signers where id = ${signer}`);
+      expect((await admin.call('detailExternalJwtSigner', { path: { id: signer } })).status).toBe(404);
     });
 
     it('lists enabled signers anonymously on the client API, with public fields only', async () => {

@@ -8,6 +8,9 @@ export async function identitiesUsingPolicy(db: Db, policyId: string, max = 50):
   return rows.map((r) => r.id);
 }
 
+/** What the store's triggers (drizzle/0003) raise when a policy names a signer that does not exist. */
+export const SIGNER_MISSING = 'ext_jwt_signer_missing';
+
 /** External JWT signer ids among `ids` that do not exist. */
 export async function missingExtJwtSigners(db: Db, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];

@@ -2,6 +2,9 @@ import { eq, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { authPolicies, externalJwtSigners } from '../../db/schema/index.js';
 
+/** What the store's trigger (drizzle/0003) raises when a referenced signer is deleted. */
+export const SIGNER_REFERENCED = 'ext_jwt_signer_referenced';
+
 /** Up to `max` ids of auth policies that name the signer, as allowed or as required secondary (§8.1). */
 export async function policiesUsingSigner(db: Db, signerId: string, max = 50): Promise<string[]> {
   const rows = await db

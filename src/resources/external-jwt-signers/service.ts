@@ -1,3 +1,4 @@
+import { triggerRaised } from '../../crud/repo.js';
 import { listEntities, referencedError, resourceService, type ListResult } from '../../crud/service.js';
 import type { ListQueryParams } from '../../crud/list-query.js';
 import type { Deps } from '../../deps.js';
@@ -8,7 +9,7 @@ import { sha1Hex } from '../../lib/encoding.js';
 import { x509 } from '../../pki/x509.js';
 import { externalJwtSignerEntity, type ExternalJwtSignerRow } from './entity.js';
 import { renderClientExternalJwtSigner, renderExternalJwtSigner } from './mapper.js';
-import { enabledSignersWhere, policiesUsingSigner } from './repo.js';
+import { enabledSignersWhere, policiesUsingSigner, SIGNER_REFERENCED } from './repo.js';
 
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
 
@@ -65,7 +66,7 @@ function explicitNulls(values: SignerValues, body: ExternalJwtSignerPatch, mode:
 }
 
 /** External JWT signers (reference auth-and-pki §8.1), management API, admin. */
-export const externalJwtSignerService = resourceService(externalJwtSignerEntity, {
+const crud = resourceService(externalJwtSignerEntity, {
   render: (r) => renderExternalJwtSigner(r.row),
   create: { check: (_deps, values) => checkKeySource(values, undefined) },
   update: {
@@ -87,6 +88,19 @@ const PUBLIC_FIELDS = ['id', 'createdAt', 'updatedAt', 'tags', 'name', 'external
 const clientView = {
   ...externalJwtSignerEntity,
   fields: Object.fromEntries(Object.entries(externalJwtSignerEntity.fields).filter(([k]) => PUBLIC_FIELDS.includes(k))),
+};
+
+export const externalJwtSignerService = {
+  ...crud,
+  /** A policy written between the check and the delete is caught by the store's trigger: the same 409. */
+  async remove(deps: Deps, id: string): Promise<void> {
+    try {
+      await crud.remove(deps, id);
+    } catch (e) {
+      if (!triggerRaised(e, SIGNER_REFERENCED)) throw e;
+      throw referencedError('externalJwtSigners', 'authPolicies', await policiesUsingSigner(deps.db, id), 'externalJwtSignerId');
+    }
+  },
 };
 
 /** The client API's anonymous list (§8.4): enabled signers only, public fields only. */

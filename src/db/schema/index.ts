@@ -2,3 +2,6 @@ export * from './pki.js';
 export * from './identities.js';
 export * from './config-types.js';
 export * from './configs.js';
+export * from './services.js';
+export * from './routers.js';
+export * from './policies.js';

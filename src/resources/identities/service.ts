@@ -3,6 +3,7 @@ import { findEntity, listRelated, resourceService, type ListResult } from '../..
 import type { Deps } from '../../deps.js';
 import { fieldError, messageError, notFound } from '../../errors.js';
 import type { IdentityCreate, IdentityPatch } from '../../generated/management-types.js';
+import { entityLinkStatements, entityRemovalStatements } from '../../policy/repo.js';
 import { authenticatorEntity } from '../authenticators/entity.js';
 import { renderAuthenticator } from '../authenticators/mapper.js';
 import { authenticatorExtras, authenticatorsOfIdentity } from '../authenticators/repo.js';
@@ -68,18 +69,21 @@ export const identityService = resourceService(identityEntity, {
       values.typeId = 'Default';
       await checkReferences(deps, values);
     },
+    // Policy links follow the identity's id and attributes in the same batch (docs/adr/0003-policy-links.md).
+    statements: (deps, id, values) => entityLinkStatements(deps.db, 'identity', id, values.roleAttributes ?? []),
   },
   update: {
     async check(deps, values, existing, body: IdentityPatch) {
       typeOnUpdate(values, existing, body?.type);
       await checkReferences(deps, values);
     },
+    statements: (deps, existing, values) => (values.roleAttributes !== undefined ? entityLinkStatements(deps.db, 'identity', existing.id, values.roleAttributes) : []),
   },
   remove: {
     check(_deps, existing) {
       if (existing.isDefaultAdmin) throw messageError('ENTITY_CAN_NOT_BE_DELETED', `cannot delete the default admin identity (id=${existing.id})`);
     },
-    cascade: (deps, existing) => identityCascade(deps.db, existing.id),
+    cascade: (deps, existing) => [...identityCascade(deps.db, existing.id), ...entityRemovalStatements(deps.db, 'identity', existing.id)],
   },
 });
 

@@ -49,6 +49,14 @@ CREATE TABLE `edge_routers` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `edge_routers_name_uq` ON `edge_routers` (`name`);--> statement-breakpoint
+CREATE TABLE `access_counts` (
+	`identity_id` text NOT NULL,
+	`policy_types` text NOT NULL,
+	`generation` integer NOT NULL,
+	`total` integer NOT NULL,
+	PRIMARY KEY(`identity_id`, `policy_types`)
+);
+--> statement-breakpoint
 CREATE TABLE `edge_router_policies` (
 	`id` text PRIMARY KEY NOT NULL,
 	`created_at` integer NOT NULL,
@@ -62,6 +70,11 @@ CREATE TABLE `edge_router_policies` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `edge_router_policies_name_uq` ON `edge_router_policies` (`name`);--> statement-breakpoint
+CREATE TABLE `link_generations` (
+	`id` text PRIMARY KEY NOT NULL,
+	`generation` integer DEFAULT 0 NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `policy_links` (
 	`policy_id` text NOT NULL,
 	`role` text NOT NULL,

@@ -12,7 +12,7 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ResolvedListQuery } from '../crud/list-query.js';
 import { listPage, qualified as q, type Statement } from '../crud/repo.js';
 import type { Db } from '../db/client.js';
-import { edgeRouterPolicies, edgeRouters, identities, policyLinks, serviceEdgeRouterPolicies, servicePolicies, services } from '../db/schema/index.js';
+import { accessCounts, edgeRouterPolicies, edgeRouters, identities, linkGenerations, policyLinks, serviceEdgeRouterPolicies, servicePolicies, services } from '../db/schema/index.js';
 import { roleAttrs, roleIds, type Semantic } from './roles.js';
 
 export type Role = 'identity' | 'service' | 'router';
@@ -96,6 +96,7 @@ function linkTypeColumn(list: RoleList): SQL {
 /** Replaces a policy's links with what its role lists match now (create, PUT, PATCH). */
 export function policyLinkStatements(db: Db, kind: PolicyKind, policyId: string, policy: PolicyShape): Statement[] {
   const out: Statement[] = [db.delete(policyLinks).where(eq(policyLinks.policyId, policyId))];
+  if (kind === 'sp') out.push(bumpGeneration(db));
   const type = linkType(kind, policy.type);
   for (const list of ROLE_LISTS.filter((l) => l.kind === kind)) {
     const match = entityMatch(list.role, policy.roles[list.field] ?? [], policy.semantic);
@@ -107,12 +108,13 @@ export function policyLinkStatements(db: Db, kind: PolicyKind, policyId: string,
 }
 
 export function policyUnlinkStatements(db: Db, policyId: string): Statement[] {
-  return [db.delete(policyLinks).where(eq(policyLinks.policyId, policyId))];
+  return [db.delete(policyLinks).where(eq(policyLinks.policyId, policyId)), bumpGeneration(db)];
 }
 
 /** Replaces an entity's links with the policies matching its id and attributes now (create, attribute change). */
 export function entityLinkStatements(db: Db, role: Role, entityId: string, attrs: readonly string[]): Statement[] {
   const out: Statement[] = [db.delete(policyLinks).where(and(eq(policyLinks.entityId, entityId), eq(policyLinks.role, role)))];
+  if (role !== 'router') out.push(bumpGeneration(db));
   for (const list of ROLE_LISTS.filter((l) => l.role === role)) {
     out.push(db.insert(policyLinks).select(sql`SELECT ${q(list.table.id)}, ${role}, ${entityId}, ${linkTypeColumn(list)} FROM ${list.table} WHERE ${policyMatch(list, entityId, attrs)}`));
   }
@@ -125,6 +127,8 @@ export function entityLinkStatements(db: Db, role: Role, entityId: string, attrs
  */
 export function entityRemovalStatements(db: Db, role: Role, entityId: string): Statement[] {
   const out: Statement[] = [db.delete(policyLinks).where(and(eq(policyLinks.entityId, entityId), eq(policyLinks.role, role)))];
+  if (role !== 'router') out.push(bumpGeneration(db));
+  if (role === 'identity') out.push(db.delete(accessCounts).where(eq(accessCounts.identityId, entityId)));
   const ref = '@' + entityId;
   for (const list of ROLE_LISTS.filter((l) => l.role === role)) {
     const col = sql.identifier(list.column.name);
@@ -204,4 +208,39 @@ export async function listRoleAttributesOf(db: Db, role: Role, q: ResolvedListQu
     q,
   );
   return { values: rows.map((r) => r.value), total };
+}
+
+const GENERATION_ID = 'service-access';
+
+/** Moves the service-access generation forward (every cached total computed before is stale from then on). */
+function bumpGeneration(db: Db): Statement {
+  return db.insert(linkGenerations).values({ id: GENERATION_ID, generation: 1 }).onConflictDoUpdate({ target: linkGenerations.id, set: { generation: sql`${linkGenerations.generation} + 1` } });
+}
+
+const currentGeneration = sql`coalesce((SELECT ${q(linkGenerations.generation)} FROM ${linkGenerations} WHERE ${q(linkGenerations.id)} = ${GENERATION_ID}), 0)`;
+
+/**
+ * The exact number of services the identity reaches through service policies of `types`. A total cached
+ * at the current generation is one indexed read; otherwise it is counted and stored with the generation
+ * the count saw. Each SELECT is one statement, so the count and its generation come from one snapshot.
+ */
+export async function reachableServiceCount(db: Db, identityId: string, types: readonly LinkType[]): Promise<number> {
+  const key = [...types].sort().join(',');
+  const cached = await db.all<{ total: number | null }>(
+    sql`SELECT ${q(accessCounts.total)} AS total FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration}`,
+  );
+  if (cached.length > 0 && cached[0].total !== null) return Number(cached[0].total);
+  const [counted] = await db.all<{ generation: number; total: number; known: number }>(
+    sql`SELECT ${currentGeneration} AS generation, (SELECT count(*) FROM ${services} WHERE ${reachable('service', 'identity', identityId, types)}) AS total,
+      EXISTS (SELECT 1 FROM ${identities} WHERE ${q(identities.id)} = ${identityId}) AS known`,
+  );
+  const generation = Number(counted.generation);
+  const total = Number(counted.total);
+  if (!counted.known) return total;
+  // A newer total written meanwhile wins; an older one is replaced.
+  await db
+    .insert(accessCounts)
+    .values({ identityId, policyTypes: key, generation, total })
+    .onConflictDoUpdate({ target: [accessCounts.identityId, accessCounts.policyTypes], set: { generation, total }, setWhere: sql`${accessCounts.generation} <= ${generation}` });
+  return total;
 }

@@ -66,18 +66,23 @@ const policyModelSuite: Suite = ({ client, db, runtime }) => {
         if (erps.some((p) => matches(json(p.identityRoles), p.semantic, i.id, json(i.roleAttributes)) && matches(json(p.edgeRouterRoles), p.semantic, r.id, json(r.roleAttributes)))) add(`${i.id}/routers`, r.id);
       }
     }
+    // Unfiltered totals count every service of the store the identity reaches, not only the model's.
+    const totals = new Map<string, number>();
+    for (const i of ids.filter((x) => mine(x.tags))) {
+      totals.set(i.id, svcs.filter((s) => sps.some((p) => matches(json(p.identityRoles), p.semantic, i.id, json(i.roleAttributes)) && matches(json(p.serviceRoles), p.semantic, s.id, json(s.roleAttributes)))).length);
+    }
     for (const s of svcs.filter((x) => mine(x.tags))) {
       for (const r of ers.filter((x) => mine(x.tags))) {
         if (serps.some((p) => matches(json(p.serviceRoles), p.semantic, s.id, json(s.roleAttributes)) && matches(json(p.edgeRouterRoles), p.semantic, r.id, json(r.roleAttributes)))) add(`${s.id}/routers`, r.id);
       }
     }
-    return { out, identityIds: ids.filter((x) => mine(x.tags)).map((x) => x.id), serviceIds: svcs.filter((x) => mine(x.tags)).map((x) => x.id) };
+    return { out, totals, identityIds: ids.filter((x) => mine(x.tags)).map((x) => x.id), serviceIds: svcs.filter((x) => mine(x.tags)).map((x) => x.id) };
   }
 
   /** Pairs the evaluator found over all checkpoints: the comparisons must not be vacuous. */
   let pairsSeen = 0;
   async function check(run: string, step: string) {
-    const { out, identityIds, serviceIds } = await expected(run);
+    const { out, totals, identityIds, serviceIds } = await expected(run);
     for (const v of out.values()) pairsSeen += v.length;
     const query = { filter: `tags.model = "${run}"`, limit: 500 };
     const sorted = (xs: string[] | undefined) => [...(xs ?? [])].sort();
@@ -86,6 +91,9 @@ const policyModelSuite: Suite = ({ client, db, runtime }) => {
         const got = await admin.ok('listIdentityServices', { path: { id }, query: { ...query, policyType } });
         expect(sorted(got.data.map((s) => s.id!)), `${step}: identity ${id} ${policyType}`).toEqual(sorted(out.get(`${id}/${policyType}`)));
       }
+      // The unfiltered total is the cached exact count: it must follow every write.
+      const all = await admin.ok('listIdentityServices', { path: { id }, query: { limit: 1 } });
+      expect(all.meta.pagination!.totalCount, `${step}: identity ${id} total`).toBe(totals.get(id));
       const routers = await admin.ok('listIdentityEdgeRouters', { path: { id }, query });
       expect(sorted(routers.data.map((r) => r.id!)), `${step}: identity ${id} routers`).toEqual(sorted(out.get(`${id}/routers`)));
     }
@@ -183,6 +191,10 @@ const policyModelSuite: Suite = ({ client, db, runtime }) => {
       }
       await check(run, `seed ${seed} end`);
       expect(pairsSeen).toBeGreaterThan(20);
+      // `#all` policies would reach the entities of later suites sharing this store.
+      for (const pid of model.sp) await admin.ok('deleteServicePolicy', { path: { id: pid } });
+      for (const pid of model.erp) await admin.ok('deleteEdgeRouterPolicy', { path: { id: pid } });
+      for (const pid of model.serp) await admin.ok('deleteServiceEdgeRouterPolicy', { path: { id: pid } });
     }, 240_000);
   }
 };

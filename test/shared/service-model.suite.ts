@@ -14,7 +14,7 @@ const serviceModelSuite: Suite = ({ client }) => {
   beforeAll(async () => {
     token = await client().login();
   });
-  const id = (reply: { data?: { id?: string } | null }) => reply.data!.id!;
+  const id = (reply: { data?: { id?: string | null } | null }) => reply.data!.id!;
   const identity = async (roleAttributes: string[] = []) => id(await admin.ok('createIdentity', { body: { name: uniqueName('id'), isAdmin: false, type: 'User', roleAttributes } }));
   const service = async (body: Record<string, unknown> = {}) => id(await admin.ok('createService', { body: { name: uniqueName('svc'), encryptionRequired: true, ...body } }));
   const router = async (roleAttributes: string[] = []) => id(await admin.ok('createEdgeRouter', { body: { name: uniqueName('er'), roleAttributes } }));

@@ -1,4 +1,4 @@
-import { index, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { baseColumns } from './common.js';
 
 /** Role lists are sorted JSON sets of `#attr` / `@id` strings (reference model-and-policies §3.1). */
@@ -55,4 +55,21 @@ export const policyLinks = sqliteTable(
     policyType: text('policy_type', { enum: ['dial', 'bind', 'erp', 'serp'] }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.policyId, t.role, t.entityId] }), index('policy_links_entity_idx').on(t.entityId, t.role, t.policyType, t.policyId)],
+);
+
+/**
+ * A counter moved forward in the batch of every write that changes service-policy links (policy writes,
+ * identity and service creates, attribute changes and deletes). A cached total is valid only for the
+ * generation it was computed at, so a stale one is never served.
+ */
+export const linkGenerations = sqliteTable('link_generations', { id: text('id').primaryKey(), generation: integer('generation').notNull().default(0) });
+
+/**
+ * Exact totals of `GET /identities/{id}/services` (per identity and policy types), computed on the first
+ * read after a change and kept with the generation they were computed at (docs/adr/0003-policy-links.md).
+ */
+export const accessCounts = sqliteTable(
+  'access_counts',
+  { identityId: text('identity_id').notNull(), policyTypes: text('policy_types').notNull(), generation: integer('generation').notNull(), total: integer('total').notNull() },
+  (t) => [primaryKey({ columns: [t.identityId, t.policyTypes] })],
 );

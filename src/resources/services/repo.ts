@@ -4,10 +4,13 @@ import { qualified as q, type Statement } from '../../crud/repo.js';
 import type { Db } from '../../db/client.js';
 import { configs, configTypes, identityServiceConfigs, policyLinks, serviceConfigs, services } from '../../db/schema/index.js';
 
-/** Whether `identityId` reaches the service through a service policy of the type (its `permissions`). */
+/**
+ * Whether `identityId` reaches the service through a service policy of the type (its `permissions`). Both
+ * ends are known, so the service's few policy rows are walked and each probes the identity's primary key.
+ */
 function permission(identityId: string, type: 'dial' | 'bind'): SQL<number> {
-  return sql<number>`EXISTS (SELECT 1 FROM ${policyLinks} AS za JOIN ${policyLinks} AS zb ON zb.policy_id = za.policy_id AND zb.role = 'service' AND zb.entity_id = ${q(services.id)}
-    WHERE za.entity_id = ${identityId} AND za.role = 'identity' AND za.policy_type = ${type})`;
+  return sql<number>`EXISTS (SELECT 1 FROM ${policyLinks} AS zb CROSS JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${identityId}
+    WHERE zb.entity_id = ${q(services.id)} AND zb.role = 'service' AND zb.policy_type = ${type})`;
 }
 
 /**

@@ -83,8 +83,8 @@ export const serviceService = {
 };
 
 /** A service sub-list in an identity's view (`/configs/{id}/services`, `/identities/{id}/services`, ...). */
-export function listServicesWhere(deps: Deps, where: Parameters<typeof listRelated>[3]['where'], query: ListQueryParams, view: ServiceView) {
-  return listRelated(deps, serviceEntity, query, { where, extras: serviceExtras(view.identityId), render: renderFor(view) });
+export function listServicesWhere(deps: Deps, where: Parameters<typeof listRelated>[3]['where'], query: ListQueryParams, view: ServiceView, total?: () => Promise<number>) {
+  return listRelated(deps, serviceEntity, query, { where, extras: serviceExtras(view.identityId), render: renderFor(view), total });
 }
 
 export function listConfigServices(deps: Deps, configId: string, query: ListQueryParams, view: ServiceView) {

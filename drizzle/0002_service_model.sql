@@ -49,6 +49,39 @@ CREATE TABLE `edge_routers` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `edge_routers_name_uq` ON `edge_routers` (`name`);--> statement-breakpoint
+CREATE TABLE `terminators` (
+	`id` text PRIMARY KEY NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	`tags` text DEFAULT '{}' NOT NULL,
+	`is_system` integer DEFAULT false NOT NULL,
+	`service_id` text NOT NULL,
+	`router_id` text NOT NULL,
+	`binding` text NOT NULL,
+	`address` text NOT NULL,
+	`identity` text DEFAULT '' NOT NULL,
+	`identity_secret` text,
+	`cost` integer DEFAULT 0 NOT NULL,
+	`precedence` text DEFAULT 'default' NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `terminators_service_idx` ON `terminators` (`service_id`);--> statement-breakpoint
+CREATE INDEX `terminators_router_idx` ON `terminators` (`router_id`);--> statement-breakpoint
+CREATE TABLE `transit_routers` (
+	`id` text PRIMARY KEY NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	`tags` text DEFAULT '{}' NOT NULL,
+	`is_system` integer DEFAULT false NOT NULL,
+	`name` text NOT NULL,
+	`cost` integer DEFAULT 0 NOT NULL,
+	`no_traversal` integer DEFAULT false NOT NULL,
+	`disabled` integer DEFAULT false NOT NULL,
+	`is_verified` integer DEFAULT false NOT NULL,
+	`fingerprint` text
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `transit_routers_name_uq` ON `transit_routers` (`name`);--> statement-breakpoint
 CREATE TABLE `access_counts` (
 	`identity_id` text NOT NULL,
 	`policy_types` text NOT NULL,

@@ -93,6 +93,17 @@ await timeIt('GET /identities/{typical}/services?limit=10 (HTTP, rendered)', 30,
 await timeIt('GET /identities/{worst}/edge-routers?limit=500 (HTTP)', 30, () => total(`/identities/${worst}/edge-routers?limit=500`));
 await timeIt('GET /services?limit=10 (HTTP, floor-like plain list)', 30, () => total(`/services?limit=10`));
 
+// The first read after a write that moved the generation recounts (a policy PATCH that changes nothing).
+const miss: number[] = [];
+const anyPolicy = (await t.client.get(`${MGMT}/service-policies?limit=1`, token)).body.data[0];
+for (let k = 0; k < 10; k++) {
+  await t.client.request(`${MGMT}/service-policies/${anyPolicy.id}`, { method: 'PATCH', body: { semantic: anyPolicy.semantic }, token });
+  const s = performance.now();
+  await total(`/identities/${worst}/services?limit=500`);
+  miss.push(performance.now() - s);
+}
+console.log(`GET /identities/{worst}/services?limit=500 first read after a policy write     p50 ${pct(miss, 50)} ms  p95 ${pct(miss, 95)} ms`);
+
 // The query shapes alone: page ids and exact counts.
 const reach = (who: string) => sql`EXISTS (SELECT 1 FROM policy_links za JOIN policy_links zb ON zb.policy_id = za.policy_id AND zb.role = 'service' AND zb.entity_id = services.id WHERE za.entity_id = ${who} AND za.role = 'identity' AND za.policy_type IN ('dial','bind'))`;
 await timeIt('SQL worst page: 500 ids by id (EXISTS)', 30, async () => (await db.all(sql`SELECT id FROM services WHERE ${reach(worst)} ORDER BY id LIMIT 500`)).length);

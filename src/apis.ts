@@ -16,6 +16,8 @@ import { policyListHandlers } from './resources/policy-lists/handlers.js';
 import { serviceEdgeRouterPolicyHandlers } from './resources/service-edge-router-policies/handlers.js';
 import { servicePolicyHandlers } from './resources/service-policies/handlers.js';
 import { serviceHandlers } from './resources/services/handlers.js';
+import { terminatorHandlers } from './resources/terminators/handlers.js';
+import { transitRouterHandlers } from './resources/transit-routers/handlers.js';
 import { currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
 import { currentIdentityHandlers } from './resources/current-identity/handlers.js';
 import { discoveryHandlers } from './resources/discovery/handlers.js';
@@ -58,5 +60,7 @@ export const managementApi: ApiDefinition = {
     edgeRouterPolicyHandlers,
     serviceEdgeRouterPolicyHandlers,
     policyListHandlers,
+    transitRouterHandlers,
+    terminatorHandlers,
   ),
 };

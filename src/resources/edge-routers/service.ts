@@ -5,6 +5,7 @@ import type { Deps } from '../../deps.js';
 import { fieldError } from '../../errors.js';
 import type { EdgeRouterCreate, EdgeRouterPatch } from '../../generated/management-types.js';
 import { entityLinkStatements, entityRemovalStatements } from '../../policy/repo.js';
+import { terminatorsOfRouter } from '../terminators/repo.js';
 import { edgeRouterEntity } from './entity.js';
 import { renderEdgeRouter } from './mapper.js';
 import { edgeRouterRoleFilter } from './repo.js';
@@ -22,7 +23,7 @@ export const edgeRouterService = resourceService(edgeRouterEntity, {
   listWhere: (query) => edgeRouterRoleFilter(query.roleFilter, query.roleSemantic),
   create: { check: (_deps, _values, body: EdgeRouterCreate) => refuseTunneler(body.isTunnelerEnabled), statements: (deps, id, values) => entityLinkStatements(deps.db, 'router', id, values.roleAttributes ?? []) },
   update: { check: (_deps, _values, _existing, body: EdgeRouterPatch) => refuseTunneler(body.isTunnelerEnabled), statements: (deps, existing, values) => (values.roleAttributes !== undefined ? entityLinkStatements(deps.db, 'router', existing.id, values.roleAttributes) : []) },
-  remove: { cascade: (deps, existing) => entityRemovalStatements(deps.db, 'router', existing.id) },
+  remove: { cascade: (deps, existing) => [terminatorsOfRouter(deps.db, existing.id), ...entityRemovalStatements(deps.db, 'router', existing.id)] },
 });
 
 /** An edge-router sub-list (`/identities/{id}/edge-routers`, `/edge-router-policies/{id}/edge-routers`, ...). */

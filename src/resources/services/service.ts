@@ -5,6 +5,7 @@ import type { Deps } from '../../deps.js';
 import { fieldError, messageError } from '../../errors.js';
 import type { ServiceCreate, ServiceDetail, ServicePatch } from '../../generated/management-types.js';
 import { entityLinkStatements, entityRemovalStatements } from '../../policy/repo.js';
+import { terminatorsOfService } from '../terminators/repo.js';
 import { serviceEntity, TERMINATOR_STRATEGIES } from './entity.js';
 import { renderService } from './mapper.js';
 import { configsWithTypes, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs } from './repo.js';
@@ -79,7 +80,7 @@ export const serviceService = {
       },
       statements: (d, existing, values) => linkStatements(d, existing.id, values),
     }),
-  remove: (deps: Deps, id: string) => deleteEntity(deps, serviceEntity, id, { cascade: (d, existing) => [...serviceCascade(d.db, existing.id), ...entityRemovalStatements(d.db, 'service', existing.id)] }),
+  remove: (deps: Deps, id: string) => deleteEntity(deps, serviceEntity, id, { cascade: (d, existing) => [...serviceCascade(d.db, existing.id), terminatorsOfService(d.db, existing.id), ...entityRemovalStatements(d.db, 'service', existing.id)] }),
 };
 
 /** A service sub-list in an identity's view (`/configs/{id}/services`, `/identities/{id}/services`, ...). */

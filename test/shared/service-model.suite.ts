@@ -184,6 +184,33 @@ const serviceModelSuite: Suite = ({ client }) => {
     });
   });
 
+  describe('concurrent writes', () => {
+    it('keeps a policy\'s links equal to its stored lists after 30 concurrent PATCHes', async () => {
+      const tag = uniqueName('c');
+      const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => identity(i % 2 ? [tag] : [])));
+      const sid = await service({ roleAttributes: [tag] });
+      const pid = id(await admin.ok('createServicePolicy', { body: { name: uniqueName('sp'), type: 'Dial', semantic: 'AnyOf', identityRoles: [], serviceRoles: [`@${sid}`] } }));
+      const bodies = Array.from({ length: 30 }, (_, k) => ({ identityRoles: k % 3 === 0 ? [`#${tag}`] : [`@${ids[k % 6]}`], semantic: k % 2 ? ('AllOf' as const) : ('AnyOf' as const) }));
+      const replies = await Promise.all(bodies.map((body) => admin.call('patchServicePolicy', { path: { id: pid }, body })));
+      expect(replies.every((r) => r.status === 200)).toBe(true);
+      const stored = (await admin.ok('detailServicePolicy', { path: { id: pid } })).data;
+      const matched = (await admin.ok('listServicePolicyIdentities', { path: { id: pid }, query: { limit: 500 } })).data.map((i) => i.id).sort();
+      const want = stored.identityRoles[0].startsWith('#') ? ids.filter((_, i) => i % 2 === 1) : [stored.identityRoles[0].slice(1)];
+      expect(matched).toEqual([...want].sort());
+    });
+
+    it('keeps one override per identity, service and config type under 50 concurrent sets', async () => {
+      const iid = await identity();
+      const sid = await service();
+      const configs = await Promise.all(Array.from({ length: 5 }, () => intercept()));
+      const replies = await Promise.all(Array.from({ length: 50 }, (_, k) => admin.call('associateIdentitysServiceConfigs', { path: { id: iid }, body: [{ serviceId: sid, configId: configs[k % 5] }] })));
+      expect(replies.every((r) => r.status === 200)).toBe(true);
+      const listed = (await admin.ok('listIdentitysServiceConfigs', { path: { id: iid } })).data;
+      expect(listed).toHaveLength(1);
+      expect(configs).toContain(listed[0].configId);
+    });
+  });
+
   describe('identity service-config overrides and hosting maps', () => {
     it('sets, replaces by type, lists and removes overrides; they feed nothing after the service goes', async () => {
       const iid = await identity();

@@ -108,6 +108,9 @@ console.log(`GET /identities/{worst}/services?limit=500 first read after a polic
 const reach = (who: string) => sql`EXISTS (SELECT 1 FROM policy_links za JOIN policy_links zb ON zb.policy_id = za.policy_id AND zb.role = 'service' AND zb.entity_id = services.id WHERE za.entity_id = ${who} AND za.role = 'identity' AND za.policy_type IN ('dial','bind'))`;
 await timeIt('SQL worst page: 500 ids by id (EXISTS)', 30, async () => (await db.all(sql`SELECT id FROM services WHERE ${reach(worst)} ORDER BY id LIMIT 500`)).length);
 await timeIt('SQL worst exact count: EXISTS per service', 30, async () => (await db.all<{ n: number }>(sql`SELECT count(*) AS n FROM services WHERE ${reach(worst)}`))[0].n);
+const reachFromServices = (who: string) => sql`EXISTS (SELECT 1 FROM policy_links zb CROSS JOIN policy_links za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${who} WHERE zb.entity_id = services.id AND zb.role = 'service' AND zb.policy_type IN ('dial','bind'))`;
+await timeIt('SQL worst page: 500 ids, walking each service\'s policies', 30, async () => (await db.all(sql`SELECT id FROM services WHERE ${reachFromServices(worst)} ORDER BY id LIMIT 500`)).length);
+await timeIt('SQL worst exact count, walking each service\'s policies', 30, async () => (await db.all<{ n: number }>(sql`SELECT count(*) AS n FROM services WHERE ${reachFromServices(worst)}`))[0].n);
 await timeIt('SQL worst exact count: COUNT(DISTINCT) over the join', 10, async () =>
   (await db.all<{ n: number }>(sql`SELECT count(DISTINCT zb.entity_id) AS n FROM policy_links za JOIN policy_links zb ON zb.policy_id = za.policy_id AND zb.role = 'service' WHERE za.entity_id = ${worst} AND za.role = 'identity' AND za.policy_type IN ('dial','bind')`))[0].n,
 );

@@ -173,10 +173,32 @@ export function policiesLinkedTo(table: PolicyTable, role: Role, entityId: strin
  * kind `from` — an identity's services (dial/bind), its edge routers (erp), a service's routers (serp)...
  * An EXISTS per candidate row: one probe of the primary key per policy of the source entity.
  */
-export function reachable(target: Role, from: Role, fromId: string, types: readonly LinkType[]): SQL {
+export function reachable(target: Role, from: Role, fromId: string, types: readonly LinkType[], walk: 'source' | 'candidate' = 'source'): SQL {
   const e = ENTITY_TABLES[target];
+  const typeList = JSON.stringify(types);
+  if (walk === 'candidate') {
+    // The candidate's own policy rows, each probing the source's primary key: cheaper when the source
+    // holds many policies (the worst-case identity), since the first probe usually hits.
+    return sql`EXISTS (SELECT 1 FROM ${policyLinks} AS zb CROSS JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = ${from} AND za.entity_id = ${fromId}
+      WHERE zb.entity_id = ${q(e.id)} AND zb.role = ${target} AND zb.policy_type IN (SELECT value FROM json_each(${typeList})))`;
+  }
   return sql`EXISTS (SELECT 1 FROM ${policyLinks} AS za JOIN ${policyLinks} AS zb ON zb.policy_id = za.policy_id AND zb.role = ${target} AND zb.entity_id = ${q(e.id)}
-    WHERE za.entity_id = ${fromId} AND za.role = ${from} AND za.policy_type IN (SELECT value FROM json_each(${JSON.stringify(types)})))`;
+    WHERE za.entity_id = ${fromId} AND za.role = ${from} AND za.policy_type IN (SELECT value FROM json_each(${typeList})))`;
+}
+
+/** Above this many policies of its own, an identity's reachable services are found from the services' side. */
+const MANY_POLICIES = 32;
+
+/**
+ * Which side `reachable` should walk for an identity's services: its own policy rows when it has few
+ * (an identity without policies then costs one empty index range per service), the services' rows when
+ * it has many. One indexed count of at most MANY_POLICIES + 1 rows decides.
+ */
+export async function identityServiceWalk(db: Db, identityId: string, types: readonly LinkType[]): Promise<'source' | 'candidate'> {
+  const rows = await db.all<{ n: number }>(
+    sql`SELECT count(*) AS n FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${MANY_POLICIES + 1})`,
+  );
+  return Number(rows[0]?.n ?? 0) > MANY_POLICIES ? 'candidate' : 'source';
 }
 
 /** Whether the two entities share a policy of the type (policy advice, permissions). */
@@ -224,14 +246,14 @@ const currentGeneration = sql`coalesce((SELECT ${q(linkGenerations.generation)} 
  * at the current generation is one indexed read; otherwise it is counted and stored with the generation
  * the count saw. Each SELECT is one statement, so the count and its generation come from one snapshot.
  */
-export async function reachableServiceCount(db: Db, identityId: string, types: readonly LinkType[]): Promise<number> {
+export async function reachableServiceCount(db: Db, identityId: string, types: readonly LinkType[], walk: 'source' | 'candidate' = 'source'): Promise<number> {
   const key = [...types].sort().join(',');
   const cached = await db.all<{ total: number | null }>(
     sql`SELECT ${q(accessCounts.total)} AS total FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration}`,
   );
   if (cached.length > 0 && cached[0].total !== null) return Number(cached[0].total);
   const [counted] = await db.all<{ generation: number; total: number; known: number }>(
-    sql`SELECT ${currentGeneration} AS generation, (SELECT count(*) FROM ${services} WHERE ${reachable('service', 'identity', identityId, types)}) AS total,
+    sql`SELECT ${currentGeneration} AS generation, (SELECT count(*) FROM ${services} WHERE ${reachable('service', 'identity', identityId, types, walk)}) AS total,
       EXISTS (SELECT 1 FROM ${identities} WHERE ${q(identities.id)} = ${identityId}) AS known`,
   );
   const generation = Number(counted.generation);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { edgeRouterPolicies, edgeRouters, identities, serviceEdgeRouterPolicies, servicePolicies, services } from '../../src/db/schema/index.js';
+import { reachable } from '../../src/policy/repo.js';
 import { TypedApi, type ManagementOperations } from '../helpers/typed-api.js';
 import type { Suite } from './suite.js';
 
@@ -91,6 +92,10 @@ const policyModelSuite: Suite = ({ client, db, runtime }) => {
         const got = await admin.ok('listIdentityServices', { path: { id }, query: { ...query, policyType } });
         expect(sorted(got.data.map((s) => s.id!)), `${step}: identity ${id} ${policyType}`).toEqual(sorted(out.get(`${id}/${policyType}`)));
       }
+      // Both ways of walking the links (from the identity's policies, from each service's) give the same set.
+      const walks = await Promise.all((['source', 'candidate'] as const).map(async (walk) => (await db().select({ id: services.id }).from(services).where(reachable('service', 'identity', id, ['dial', 'bind'], walk))).map((x) => x.id).sort()));
+      expect(walks[1], `${step}: identity ${id} walks`).toEqual(walks[0]);
+      expect(walks[0].length, `${step}: identity ${id} reachable`).toBe(totals.get(id));
       // The unfiltered total is the cached exact count: it must follow every write.
       const all = await admin.ok('listIdentityServices', { path: { id }, query: { limit: 1 } });
       expect(all.meta.pagination!.totalCount, `${step}: identity ${id} total`).toBe(totals.get(id));

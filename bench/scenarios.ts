@@ -131,6 +131,23 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // The management view of an identity's access: exact totalCount, page of 500 (docs/adr/0006-policy-links.md).
+    name: "identity's services (worst-case identity, limit 500)",
+    operation: `GET ${MGMT}/identities/{id}/services?limit=500`,
+    floor: 'read',
+    async build({ model, sessions }) {
+      return [{ method: 'GET', path: `${MGMT}/identities/${model.worst.identityId}/services?limit=500`, headers: withSession(await sessions.token(model.admin, MGMT)) }];
+    },
+  },
+  {
+    name: "identity's services (typical identity, first page)",
+    operation: `GET ${MGMT}/identities/{id}/services`,
+    floor: 'read',
+    async build({ model, sessions }) {
+      return [{ method: 'GET', path: `${MGMT}/identities/${model.typical.identityId}/services`, headers: withSession(await sessions.token(model.admin, MGMT)) }];
+    },
+  },
+  {
     name: 'create session (Dial)',
     operation: `POST ${CLIENT}/sessions`,
     floor: 'read',

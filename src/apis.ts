@@ -12,6 +12,14 @@ import { authPolicyHandlers } from './resources/auth-policies/handlers.js';
 import { configTypeHandlers } from './resources/config-types/handlers.js';
 import { configHandlers } from './resources/configs/handlers.js';
 import { caHandlers } from './resources/cas/handlers.js';
+import { edgeRouterPolicyHandlers } from './resources/edge-router-policies/handlers.js';
+import { edgeRouterHandlers } from './resources/edge-routers/handlers.js';
+import { policyListHandlers } from './resources/policy-lists/handlers.js';
+import { serviceEdgeRouterPolicyHandlers } from './resources/service-edge-router-policies/handlers.js';
+import { servicePolicyHandlers } from './resources/service-policies/handlers.js';
+import { serviceHandlers } from './resources/services/handlers.js';
+import { terminatorHandlers } from './resources/terminators/handlers.js';
+import { transitRouterHandlers } from './resources/transit-routers/handlers.js';
 import { currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
 import { currentIdentityHandlers } from './resources/current-identity/handlers.js';
 import { discoveryHandlers } from './resources/discovery/handlers.js';
@@ -66,5 +74,13 @@ export const managementApi: ApiDefinition = {
     caHandlers,
     authenticatorLifecycleHandlers,
     externalJwtSignerHandlers,
+    serviceHandlers,
+    edgeRouterHandlers,
+    servicePolicyHandlers,
+    edgeRouterPolicyHandlers,
+    serviceEdgeRouterPolicyHandlers,
+    policyListHandlers,
+    transitRouterHandlers,
+    terminatorHandlers,
   ),
 };

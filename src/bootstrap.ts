@@ -2,9 +2,10 @@ import { eq } from 'drizzle-orm';
 import { hashPassword } from './auth/password.js';
 import type { Config } from './config.js';
 import { atomic, type Db } from './db/client.js';
-import { authenticators, authPolicies, identities, identityTypes } from './db/schema/index.js';
+import { authenticators, authPolicies, configTypes, identities, identityTypes } from './db/schema/index.js';
 import { shortId } from './lib/ids.js';
 import { loadOrCreatePki } from './pki/bootstrap.js';
+import { BUILT_IN_CONFIG_TYPES } from './resources/config-types/builtins.js';
 import type { Pki } from './pki/types.js';
 
 export interface AdminSeed {
@@ -20,7 +21,7 @@ export interface BootstrapResult {
 }
 
 /** Built-in rows every store has; inserted if absent, so every start (and every instance) may run it. */
-async function seedBuiltIns(db: Db, now: number): Promise<void> {
+export async function seedBuiltIns(db: Db, now: number): Promise<void> {
   const base = { createdAt: now, updatedAt: now, tags: '{}' };
   await atomic(db, [
     db.insert(identityTypes).values([
@@ -28,6 +29,8 @@ async function seedBuiltIns(db: Db, now: number): Promise<void> {
       { ...base, id: 'Router', name: 'Router' },
     ]).onConflictDoNothing(),
     db.insert(authPolicies).values({ ...base, id: 'default', name: 'Default', isSystem: true }).onConflictDoNothing(),
+    // Not protected (§5.4): admins may change or delete them; a start re-creates one whose id and name are both free.
+    ...BUILT_IN_CONFIG_TYPES.map((t) => db.insert(configTypes).values({ ...base, id: t.id, name: t.name, schema: JSON.stringify(t.schema) }).onConflictDoNothing()),
   ]);
 }
 

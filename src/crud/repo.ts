@@ -25,8 +25,14 @@ export async function listPage<R>(page: (q: { limit: number; offset: number }) =
   return { rows, total: Number(counted[0]?.n ?? 0) };
 }
 
+/**
+ * The exact total of an unfiltered list computed another way than COUNT over its restriction (a list
+ * whose restriction is costly to count keeps its total elsewhere); used only when no user filter applies.
+ */
+export type TotalOverride = () => Promise<number>;
+
 export interface EntityRepo<Row extends BaseRow> {
-  list<E extends Extras = {}>(db: Db, q: ResolvedListQuery, options?: { where?: SQL; extras?: E }): Promise<{ rows: Selected<Row, E>[]; total: number }>;
+  list<E extends Extras = {}>(db: Db, q: ResolvedListQuery, options?: { where?: SQL; extras?: E; total?: TotalOverride }): Promise<{ rows: Selected<Row, E>[]; total: number }>;
   find<E extends Extras = {}>(db: Db, id: string, extras?: E): Promise<Selected<Row, E> | undefined>;
   /** Another row (not `exceptId`) already holds this value in the column. */
   taken(db: Db, column: string, value: unknown, exceptId?: string): Promise<boolean>;
@@ -49,7 +55,7 @@ export function entityRepo<Row extends BaseRow>(table: EntityTable): EntityRepo<
       const where = and(options.where, q.where);
       return listPage(
         (p) => (db as any).select({ row: t, ...(options.extras ?? {}) }).from(t).where(where).orderBy(...q.orderBy).limit(p.limit).offset(p.offset),
-        () => db.select({ n: count() }).from(t).where(where),
+        () => (q.where === undefined && options.total ? options.total().then((n) => [{ n }]) : db.select({ n: count() }).from(t).where(where)),
         q,
       );
     },

@@ -11,7 +11,7 @@ import { ApiError, causeValue, messageError, notFound } from '../errors.js';
 import type { EntityDef, EntityTable, RowOf } from './entity.js';
 import { listMeta, resolveListQuery, type ListMeta, type ListQueryOptions, type ListQueryParams } from './list-query.js';
 import { encodeValues, writeValues, type Props, type WriteValues } from './props.js';
-import { entityRepo, uniqueError, writeBatch, type EntityRepo, type Extras, type Selected, type Statement } from './repo.js';
+import { entityRepo, uniqueError, writeBatch, type EntityRepo, type Extras, type Selected, type Statement, type TotalOverride } from './repo.js';
 
 export interface ListResult<Item = unknown> {
   data: Item[];
@@ -37,12 +37,14 @@ export interface ListOptions<Row, E extends Extras, Item> {
   extras?: E;
   render(selected: Selected<Row, E>): Item;
   queryOptions?: ListQueryOptions;
+  /** The unfiltered total, when the restriction keeps it cheaper than a COUNT (src/crud/repo.ts). */
+  total?: TotalOverride;
 }
 
 /** A list: filter/sort/paging resolved once, one page SELECT and its COUNT, the standard `meta`. */
 export async function listEntities<T extends EntityTable, E extends Extras, Item>(deps: Deps, def: EntityDef<T, any>, query: ListQueryParams, options: ListOptions<RowOf<T>, E, Item>): Promise<ListResult<Item>> {
   const q = resolveListQuery(query, def.fields, options.queryOptions);
-  const { rows, total } = await entity(def).repo.list(deps.db, q, { where: options.where, extras: options.extras });
+  const { rows, total } = await entity(def).repo.list(deps.db, q, { where: options.where, extras: options.extras, total: options.total });
   return { data: rows.map((r) => options.render(r)), meta: listMeta(total, q.limit, q.offset, def.fields) };
 }
 

@@ -5,3 +5,6 @@ export * from './configs.js';
 export * from './enrollment.js';
 export type * from './rows.js';
 export * from './external-jwt-signers.js';
+export * from './services.js';
+export * from './routers.js';
+export * from './policies.js';

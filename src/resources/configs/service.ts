@@ -7,6 +7,7 @@ import { readJson } from '../../lib/json.js';
 import { firstSchemaProblem, isEmptySchema, jsonSchemaValidator } from '../../lib/json-schema.js';
 import { configEntity } from './entity.js';
 import { renderConfig } from './mapper.js';
+import { detachConfig, overrideUsing } from '../services/repo.js';
 import { configExtras, configsOfType, configTypeSchema } from './repo.js';
 
 /** `data` must satisfy the type's schema on every write; the first problem is the 400's cause (§5.2). */
@@ -33,6 +34,15 @@ export const configService = resourceService(configEntity, {
   update: {
     // The type cannot change; the data is checked against the type the config has.
     check: (deps, values, existing) => checkData(deps, existing.configTypeId, values.data),
+  },
+  remove: {
+    // The controller refuses with a 500 here (§5.2); a referenced entity is a 409 (ADR 0001).
+    async check(deps, existing) {
+      const used = await overrideUsing(deps.db, existing.id);
+      if (used) throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'configId', reason: `config is in use by identity ${used.identityId} for service ${used.serviceId}`, value: existing.id });
+    },
+    // Services using the config simply lose it (§5.2).
+    cascade: (deps, existing) => [detachConfig(deps.db, existing.id)],
   },
 });
 

@@ -2,7 +2,8 @@ import { eq, sql, type SQL } from 'drizzle-orm';
 import { disableIdentityStatements, enableIdentityStatements } from '../../auth/lockout.js';
 import { resetIdentityFailures } from '../../auth/repo.js';
 import { atomic, type Db } from '../../db/client.js';
-import { apiSessions, authenticators, authPolicies, identities } from '../../db/schema/index.js';
+import { apiSessions, authenticators, authPolicies, identities, identityServiceConfigs } from '../../db/schema/index.js';
+import { missingEntityIds } from '../../policy/repo.js';
 import { compileRoleFilter, type ResolvedListQuery } from '../../crud/list-query.js';
 import { listPage, qualified as q, type Statement } from '../../crud/repo.js';
 import { identityEnrollmentsCascade, identityEnrollmentSummary } from '../../enrollment/repo.js';
@@ -28,18 +29,16 @@ export async function authPolicyExists(db: Db, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-/**
- * Service ids among `ids` that do not exist. There is no services table yet, so every id is unknown;
- * the services resource replaces this with a lookup.
- */
-export async function missingServiceIds(_db: Db, ids: string[]): Promise<string[]> {
-  return ids;
+/** Service ids among `ids` that do not exist (hosting costs and precedences are keyed by service id). */
+export function missingServiceIds(db: Db, ids: string[]): Promise<string[]> {
+  return missingEntityIds(db, 'service', ids);
 }
 
 /**
  * What goes with a deleted identity, in its batch: failed-attempt rows (selected through its
- * authenticators, so this runs first), API sessions and authenticators. Enrolments, MFA, service-config
- * overrides, posture data and `@id` policy entries join here as those resources arrive.
+ * authenticators, so this runs first), API sessions, authenticators and service-config overrides (policy
+ * links and `@id` entries are removed by the service). Enrolments, MFA and posture data join here as
+ * those resources arrive.
  */
 export function identityCascade(db: Db, identityId: string): Statement[] {
   return [
@@ -48,6 +47,7 @@ export function identityCascade(db: Db, identityId: string): Statement[] {
     db.delete(authenticators).where(eq(authenticators.identityId, identityId)),
     identityEnrollmentsCascade(db, identityId),
     identitySessionCertificatesCascade(db, identityId),
+    db.delete(identityServiceConfigs).where(eq(identityServiceConfigs.identityId, identityId)),
   ];
 }
 

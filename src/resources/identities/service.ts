@@ -6,6 +6,7 @@ import { identityEnrollmentRequest, prepareEnrollment } from '../../enrollment/c
 import { openEnrollmentMaps } from '../../enrollment/render.js';
 import type { IdentityCreate, IdentityDetail, IdentityPatch } from '../../generated/management-types.js';
 import { assertOptionalName } from '../../lib/limits.js';
+import { entityLinkStatements, entityRemovalStatements } from '../../policy/repo.js';
 import { authenticatorEntity } from '../authenticators/entity.js';
 import { renderAuthenticator } from '../authenticators/mapper.js';
 import { authenticatorExtras, authenticatorsOfIdentity } from '../authenticators/repo.js';
@@ -67,6 +68,8 @@ const identityCreateHooks: CreateHooks<typeof identityEntity.table, typeof ident
     values.typeId = 'Default';
     await checkReferences(deps, values);
   },
+  // Policy links follow the identity's id and attributes in the same batch (docs/adr/0006-policy-links.md).
+  statements: (deps, id, values) => entityLinkStatements(deps.db, 'identity', id, values.roleAttributes ?? []),
 };
 
 const baseIdentityService = resourceService(identityEntity, {
@@ -80,12 +83,13 @@ const baseIdentityService = resourceService(identityEntity, {
       typeOnUpdate(values, existing, body?.type);
       await checkReferences(deps, values);
     },
+    statements: (deps, existing, values) => (values.roleAttributes !== undefined ? entityLinkStatements(deps.db, 'identity', existing.id, values.roleAttributes) : []),
   },
   remove: {
     check(_deps, existing) {
       if (existing.isDefaultAdmin) throw messageError('ENTITY_CAN_NOT_BE_DELETED', `cannot delete the default admin identity (id=${existing.id})`);
     },
-    cascade: (deps, existing) => identityCascade(deps.db, existing.id),
+    cascade: (deps, existing) => [...identityCascade(deps.db, existing.id), ...entityRemovalStatements(deps.db, 'identity', existing.id)],
   },
 });
 
@@ -113,7 +117,7 @@ export const identityService: ResourceService<IdentityDetail, IdentityCreate, Id
     const enrollment = request ? await prepareEnrollment(deps, request, true) : undefined;
     return createEntity(deps, { ...identityEntity, newId: () => id }, body, {
       ...identityCreateHooks,
-      statements: () => (enrollment ? [enrollment.statement(deps)] : []),
+      statements: (d, newId, values, now) => [...(identityCreateHooks.statements?.(d, newId, values, now) ?? []), ...(enrollment ? [enrollment.statement(deps)] : [])],
     });
   },
 };

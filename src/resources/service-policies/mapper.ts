@@ -1,0 +1,23 @@
+import { baseEntity } from '../../crud/render.js';
+import type { NamedRoles, Semantic, ServicePolicyDetail } from '../../generated/management-types.js';
+import { readJson } from '../../lib/json.js';
+import type { ServicePolicyRow } from './entity.js';
+
+export type Displays = { identityRolesDisplay: string | null; serviceRolesDisplay: string | null };
+const display = (text: string | null | undefined): NamedRoles => readJson<NamedRoles>(text, []);
+
+export function renderServicePolicy(p: ServicePolicyRow, d: Displays): ServicePolicyDetail {
+  return {
+    ...baseEntity(p, `./service-policies/${p.id}`, { services: 'services', identities: 'identities', 'posture-checks': 'posture-checks' }),
+    name: p.name,
+    type: p.type,
+    semantic: p.semantic as Semantic,
+    identityRoles: readJson<string[]>(p.identityRoles, []),
+    identityRolesDisplay: display(d.identityRolesDisplay),
+    serviceRoles: readJson<string[]>(p.serviceRoles, []),
+    serviceRolesDisplay: display(d.serviceRolesDisplay),
+    postureCheckRoles: readJson<string[]>(p.postureCheckRoles, []),
+    // Posture checks are not stored yet: only `#attr` entries can display.
+    postureCheckRolesDisplay: readJson<string[]>(p.postureCheckRoles, []).filter((r) => r.startsWith('#')).map((r) => ({ role: r, name: r })),
+  };
+}

@@ -1,0 +1,79 @@
+import { eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { compileRoleFilter } from '../../crud/list-query.js';
+import { qualified as q, type Statement } from '../../crud/repo.js';
+import type { Db } from '../../db/client.js';
+import { configs, configTypes, identityServiceConfigs, policyLinks, serviceConfigs, services } from '../../db/schema/index.js';
+
+/**
+ * Whether `identityId` reaches the service through a service policy of the type (its `permissions`). Both
+ * ends are known, so the service's few policy rows are walked and each probes the identity's primary key.
+ */
+function permission(identityId: string, type: 'dial' | 'bind'): SQL<number> {
+  return sql<number>`EXISTS (SELECT 1 FROM ${policyLinks} AS zb CROSS JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${identityId}
+    WHERE zb.entity_id = ${q(services.id)} AND zb.role = 'service' AND zb.policy_type = ${type})`;
+}
+
+/**
+ * Selected with each service row: its attached configs (type id and name, config id and data) and, for
+ * the identity whose view is rendered, its dial/bind permissions and its config overrides.
+ */
+export function serviceExtras(identityId: string) {
+  const attached = sql<string | null>`(SELECT json_group_array(json_object('typeId', ${q(serviceConfigs.configTypeId)}, 'typeName', ${q(configTypes.name)}, 'configId', ${q(serviceConfigs.configId)}, 'data', json(${q(configs.data)})))
+    FROM ${serviceConfigs} JOIN ${configs} ON ${q(configs.id)} = ${q(serviceConfigs.configId)} JOIN ${configTypes} ON ${q(configTypes.id)} = ${q(serviceConfigs.configTypeId)}
+    WHERE ${q(serviceConfigs.serviceId)} = ${q(services.id)})`;
+  const overrides = sql<string | null>`(SELECT json_group_array(json_object('typeId', ${q(identityServiceConfigs.configTypeId)}, 'typeName', ${q(configTypes.name)}, 'configId', ${q(identityServiceConfigs.configId)}, 'data', json(${q(configs.data)})))
+    FROM ${identityServiceConfigs} JOIN ${configs} ON ${q(configs.id)} = ${q(identityServiceConfigs.configId)} JOIN ${configTypes} ON ${q(configTypes.id)} = ${q(identityServiceConfigs.configTypeId)}
+    WHERE ${q(identityServiceConfigs.serviceId)} = ${q(services.id)} AND ${q(identityServiceConfigs.identityId)} = ${identityId})`;
+  return { attached, overrides, canDial: permission(identityId, 'dial'), canBind: permission(identityId, 'bind') };
+}
+export type ServiceExtraValues = { attached: string | null; overrides: string | null; canDial: number; canBind: number };
+
+/** The configs among `ids` that exist, with their types. */
+export async function configsWithTypes(db: Db, ids: string[]): Promise<{ id: string; name: string; configTypeId: string; typeName: string | null }[]> {
+  if (ids.length === 0) return [];
+  const out: { id: string; name: string; configTypeId: string; typeName: string | null }[] = [];
+  for (let i = 0; i < ids.length; i += 90) {
+    out.push(
+      ...(await db
+        .select({ id: configs.id, name: configs.name, configTypeId: configs.configTypeId, typeName: configTypes.name })
+        .from(configs)
+        .leftJoin(configTypes, eq(configTypes.id, configs.configTypeId))
+        .where(inArray(configs.id, ids.slice(i, i + 90)))),
+    );
+  }
+  return out;
+}
+
+/** Replaces the service's attached configs. */
+export function setServiceConfigs(db: Db, serviceId: string, attached: { configId: string; configTypeId: string }[]): Statement[] {
+  const out: Statement[] = [db.delete(serviceConfigs).where(eq(serviceConfigs.serviceId, serviceId))];
+  // 3 parameters a row: 30 rows a statement stays under D1's 100.
+  for (let i = 0; i < attached.length; i += 30) out.push(db.insert(serviceConfigs).values(attached.slice(i, i + 30).map((a) => ({ serviceId, ...a }))));
+  return out;
+}
+
+/** What goes with a deleted service: its attached configs and the identity overrides for it. */
+export function serviceCascade(db: Db, serviceId: string): Statement[] {
+  return [db.delete(serviceConfigs).where(eq(serviceConfigs.serviceId, serviceId)), db.delete(identityServiceConfigs).where(eq(identityServiceConfigs.serviceId, serviceId))];
+}
+
+/** Services using a config (`GET /configs/{id}/services`). */
+export function servicesUsingConfig(configId: string): SQL {
+  return sql`${q(services.id)} IN (SELECT ${q(serviceConfigs.serviceId)} FROM ${serviceConfigs} WHERE ${q(serviceConfigs.configId)} = ${configId})`;
+}
+
+/** Detaching a deleted config from every service (§5.2). */
+export function detachConfig(db: Db, configId: string): Statement {
+  return db.delete(serviceConfigs).where(eq(serviceConfigs.configId, configId));
+}
+
+/** An override using the config, if any (a config in use as an override cannot be deleted). */
+export async function overrideUsing(db: Db, configId: string): Promise<{ identityId: string; serviceId: string } | undefined> {
+  const rows = await db.select({ identityId: identityServiceConfigs.identityId, serviceId: identityServiceConfigs.serviceId }).from(identityServiceConfigs).where(eq(identityServiceConfigs.configId, configId)).limit(1);
+  return rows[0];
+}
+
+/** The `roleFilter` / `roleSemantic` pre-selection of the service list (§3.5). */
+export function serviceRoleFilter(roleFilter: readonly string[] | undefined, roleSemantic: string | undefined): SQL | undefined {
+  return compileRoleFilter(roleFilter, roleSemantic, services.roleAttributes, services.id);
+}

@@ -1,0 +1,93 @@
+import { createEntity, deleteEntity, findEntity, listEntities, listRelated, updateEntity, type ListResult } from '../../crud/service.js';
+import type { ListQueryParams } from '../../crud/list-query.js';
+import type { Statement } from '../../crud/repo.js';
+import type { Deps } from '../../deps.js';
+import { fieldError, messageError } from '../../errors.js';
+import type { ServiceCreate, ServiceDetail, ServicePatch } from '../../generated/management-types.js';
+import { entityLinkStatements, entityRemovalStatements } from '../../policy/repo.js';
+import { terminatorsOfService } from '../terminators/repo.js';
+import { serviceEntity, TERMINATOR_STRATEGIES } from './entity.js';
+import { renderService } from './mapper.js';
+import { configsWithTypes, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs } from './repo.js';
+
+type Attached = { configId: string; configTypeId: string }[];
+
+/** The configs a write attaches, resolved by `check` and written by `statements` of the same write. */
+const pendingConfigs = new WeakMap<object, Attached>();
+
+function checkStrategy(strategy: string | undefined): void {
+  // The controller answers 404 here (§4.1 quirk kept: clients match on it).
+  if (strategy !== undefined && !(TERMINATOR_STRATEGIES as readonly string[]).includes(strategy)) throw messageError('NOT_FOUND', `terminatorStrategy with name ${strategy} not found`);
+}
+
+/** Configs must exist (404) and be at most one per config type (400, §4.1). */
+async function resolveConfigs(deps: Deps, ids: readonly string[]): Promise<Attached> {
+  const wanted = [...new Set(ids)];
+  const found = await configsWithTypes(deps.db, wanted);
+  const byId = new Map(found.map((c) => [c.id, c]));
+  const missing = wanted.find((id) => !byId.has(id));
+  if (missing !== undefined) throw messageError('NOT_FOUND', `configs with id ${missing} not found`);
+  const byType = new Map<string, (typeof found)[number]>();
+  for (const id of wanted) {
+    const c = byId.get(id)!;
+    const other = byType.get(c.configTypeId);
+    if (other) throw fieldError('configs', `duplicate configs named ${other.name} and ${c.name} found for config type ${c.typeName ?? c.configTypeId}. Only one config of a given typed is allowed per service`, wanted);
+    byType.set(c.configTypeId, c);
+  }
+  return wanted.map((id) => ({ configId: id, configTypeId: byId.get(id)!.configTypeId }));
+}
+
+function linkStatements(deps: Deps, id: string, values: { roleAttributes?: string[] }): Statement[] {
+  const attached = pendingConfigs.get(values);
+  return [...(attached ? setServiceConfigs(deps.db, id, attached) : []), ...(values.roleAttributes !== undefined ? entityLinkStatements(deps.db, 'service', id, values.roleAttributes) : [])];
+}
+
+/** Whose view a service is rendered in (permissions, overrides) and which config types its `config` holds. */
+export interface ServiceView {
+  identityId: string;
+  configTypes?: readonly string[];
+}
+
+/** `?configTypes=a,b` (management) may be repeated and comma-separated. */
+function wantedTypes(view: ServiceView): string[] {
+  return (view.configTypes ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+}
+
+const renderFor = (view: ServiceView) => (r: Parameters<typeof renderService>[1] & { row: Parameters<typeof renderService>[0] }) => renderService(r.row, r, wantedTypes(view));
+
+export const serviceService = {
+  async list(deps: Deps, list: ListQueryParams, query: { roleFilter?: string[]; roleSemantic?: string }, view: ServiceView): Promise<ListResult<ServiceDetail>> {
+    return listEntities(deps, serviceEntity, list, { where: serviceRoleFilter(query.roleFilter, query.roleSemantic), extras: serviceExtras(view.identityId), render: renderFor(view) });
+  },
+  async detail(deps: Deps, id: string, view: ServiceView): Promise<ServiceDetail> {
+    return renderFor(view)(await findEntity(deps, serviceEntity, id, serviceExtras(view.identityId)));
+  },
+  create: (deps: Deps, body: ServiceCreate) =>
+    createEntity(deps, serviceEntity, body, {
+      async check(d, values, b) {
+        checkStrategy(values.terminatorStrategy);
+        pendingConfigs.set(values, await resolveConfigs(d, b.configs ?? []));
+      },
+      statements: (d, id, values) => linkStatements(d, id, values),
+    }),
+  update: (deps: Deps, id: string, body: ServicePatch, mode: 'update' | 'patch') =>
+    updateEntity(deps, serviceEntity, id, body, mode, {
+      async check(d, values, _existing, b) {
+        // encryptionRequired is create-only in effect: PATCH ignores it, PUT writes it (§2.7 quirk kept).
+        if (mode === 'patch') delete values.encryptionRequired;
+        checkStrategy(values.terminatorStrategy);
+        if (mode === 'update' || (b.configs !== undefined && b.configs !== null)) pendingConfigs.set(values, await resolveConfigs(d, b.configs ?? []));
+      },
+      statements: (d, existing, values) => linkStatements(d, existing.id, values),
+    }),
+  remove: (deps: Deps, id: string) => deleteEntity(deps, serviceEntity, id, { cascade: (d, existing) => [...serviceCascade(d.db, existing.id), terminatorsOfService(d.db, existing.id), ...entityRemovalStatements(d.db, 'service', existing.id)] }),
+};
+
+/** A service sub-list in an identity's view (`/configs/{id}/services`, `/identities/{id}/services`, ...). */
+export function listServicesWhere(deps: Deps, where: Parameters<typeof listRelated>[3]['where'], query: ListQueryParams, view: ServiceView, total?: () => Promise<number>) {
+  return listRelated(deps, serviceEntity, query, { where, extras: serviceExtras(view.identityId), render: renderFor(view), total });
+}
+
+export function listConfigServices(deps: Deps, configId: string, query: ListQueryParams, view: ServiceView) {
+  return listServicesWhere(deps, servicesUsingConfig(configId), query, view);
+}

@@ -1,0 +1,8 @@
+import { baseEntity } from '../../crud/render.js';
+import type { RouterDetail } from '../../generated/management-types.js';
+import type { TransitRouterRow } from './entity.js';
+
+/** Never online: routers attach over a control channel this controller does not serve. */
+export function renderTransitRouter(r: TransitRouterRow): RouterDetail {
+  return { ...baseEntity(r, `./transit-routers/${r.id}`), name: r.name, cost: r.cost, noTraversal: r.noTraversal, disabled: r.disabled, isOnline: false, isVerified: r.isVerified, fingerprint: r.fingerprint ?? '' };
+}

@@ -15,6 +15,7 @@ import { currentIdentityHandlers } from './resources/current-identity/handlers.j
 import { discoveryHandlers } from './resources/discovery/handlers.js';
 import { identityHandlers } from './resources/identities/handlers.js';
 import { identityTypeHandlers } from './resources/identity-types/handlers.js';
+import { identityMfaHandlers, mfaHandlers } from './resources/mfa/handlers.js';
 
 /**
  * Both APIs: the generated operation tables with the handlers implemented so far. Operations both APIs
@@ -26,7 +27,7 @@ export const clientApi: ApiDefinition = {
   basePath: clientOps.basePath,
   operations: clientOps.operations,
   schemas: clientSchemas,
-  handlers: mergeHandlers<ClientOperations>()(discoveryHandlers.client, authenticateHandlers, currentApiSessionHandlers, currentIdentityHandlers),
+  handlers: mergeHandlers<ClientOperations>()(discoveryHandlers.client, authenticateHandlers, currentApiSessionHandlers, currentIdentityHandlers, mfaHandlers),
 };
 
 export const managementApi: ApiDefinition = {
@@ -39,8 +40,10 @@ export const managementApi: ApiDefinition = {
     authenticateHandlers,
     currentApiSessionHandlers,
     currentIdentityHandlers,
+    mfaHandlers,
     apiSessionHandlers,
     identityHandlers,
+    identityMfaHandlers,
     identityTypeHandlers,
     authenticatorHandlers,
     authPolicyHandlers,

@@ -2,7 +2,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { atomic, type Db } from '../db/client.js';
 import type { Deps } from '../deps.js';
 import type { AuthPolicyRow } from '../http/session.js';
-import { disableIdentityStatements, recordFailure, resetFailures, resetIdentityFailures } from './repo.js';
+import { disableIdentityStatements, mfaAttemptKey, recordFailure, resetFailures, resetIdentityFailures } from './repo.js';
 
 /**
  * Password lockout (auth policy `maxAttempts` / `lockoutDurationMinutes`), the intended behaviour rather
@@ -17,17 +17,32 @@ import { disableIdentityStatements, recordFailure, resetFailures, resetIdentityF
  */
 export async function countPasswordFailure(
   deps: Deps,
-  login: { authenticatorId: string; identityId: string; policy: Pick<AuthPolicyRow, 'updbMaxAttempts' | 'updbLockoutDurationMinutes'> },
+  login: { authenticatorId: string; identityId: string; policy: LockoutPolicy },
   requestId: string,
 ): Promise<boolean> {
+  return countFailure(deps, login.authenticatorId, login, requestId, 'identity locked out after failed password attempts');
+}
+
+/**
+ * A wrong second factor (TOTP or recovery code) counts like a wrong password, under the same policy
+ * settings but in its own per-identity counter (ADR 0005): a password login clears only its
+ * authenticator's count, so it cannot reset the guesses at the second factor.
+ */
+export async function countSecondFactorFailure(deps: Deps, login: { identityId: string; policy: LockoutPolicy }, requestId: string): Promise<boolean> {
+  return countFailure(deps, mfaAttemptKey(login.identityId), login, requestId, 'identity locked out after failed second-factor attempts');
+}
+
+type LockoutPolicy = Pick<AuthPolicyRow, 'updbMaxAttempts' | 'updbLockoutDurationMinutes'>;
+
+async function countFailure(deps: Deps, key: string, login: { identityId: string; policy: LockoutPolicy }, requestId: string, message: string): Promise<boolean> {
   const max = login.policy.updbMaxAttempts;
   if (max <= 0) return false;
   const now = deps.now();
-  const failures = await recordFailure(deps.db, login.authenticatorId, now);
+  const failures = await recordFailure(deps.db, key, now);
   if (failures <= max) return false;
   const minutes = login.policy.updbLockoutDurationMinutes;
-  await atomic(deps.db, [...disableIdentityStatements(deps.db, login.identityId, now, minutes > 0 ? now + minutes * 60_000 : null), resetFailures(deps.db, login.authenticatorId)]);
-  deps.log.warn('identity locked out after failed password attempts', { requestId, identityId: login.identityId, failures, lockoutMinutes: minutes });
+  await atomic(deps.db, [...disableIdentityStatements(deps.db, login.identityId, now, minutes > 0 ? now + minutes * 60_000 : null), resetFailures(deps.db, key)]);
+  deps.log.warn(message, { requestId, identityId: login.identityId, failures, lockoutMinutes: minutes });
   return true;
 }
 

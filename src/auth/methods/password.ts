@@ -38,6 +38,7 @@ export const passwordMethod: AuthMethod = {
       authenticatorId: found.authenticator.id,
       isCertExtendable: false,
       improperClientCertChain: false,
+      hasVerifiedMfa: Boolean(found.hasVerifiedMfa),
       statements: clearFailuresOnSuccess(deps.db, found.authenticator.id, found.failedCount),
     };
   },

@@ -2,3 +2,4 @@ export * from './pki.js';
 export * from './identities.js';
 export * from './config-types.js';
 export * from './configs.js';
+export * from './mfa.js';

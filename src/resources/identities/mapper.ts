@@ -75,8 +75,7 @@ export function extrasFromSelected(selected: IdentityExtraValues, authPolicyId: 
   return {
     authenticators: summary,
     hasApiSession: Boolean(selected.hasApiSession),
-    // MFA enrolments do not exist yet.
-    isMfaEnabled: false,
+    isMfaEnabled: Boolean(selected.isMfaEnabled),
     authPolicyName: selected.authPolicyName ?? authPolicyId,
     // Enrolments do not exist yet, so none is outstanding.
     enrollment: {},

@@ -2,23 +2,25 @@ import { eq, sql, type SQL } from 'drizzle-orm';
 import { disableIdentityStatements, enableIdentityStatements } from '../../auth/lockout.js';
 import { resetIdentityFailures } from '../../auth/repo.js';
 import { atomic, type Db } from '../../db/client.js';
-import { apiSessions, authenticators, authPolicies, identities } from '../../db/schema/index.js';
+import { apiSessions, authenticators, authPolicies, identities, mfas } from '../../db/schema/index.js';
 import { compileRoleFilter, type ResolvedListQuery } from '../../crud/list-query.js';
 import { listPage, qualified as q, type Statement } from '../../crud/repo.js';
 
 /**
  * What the identity detail shows besides its row, selected with it as correlated sub-queries so that a
  * detail is one read and a list page one SELECT (plus its COUNT): the auth policy's name, the
- * authenticator summary (at most one per method) and whether a live API session exists.
+ * authenticator summary (at most one per method), whether a live API session exists and whether a
+ * verified MFA enrolment exists.
  */
 export function identityExtras(liveSince: number) {
   return {
     authPolicyName: sql<string | null>`(SELECT ${q(authPolicies.name)} FROM ${authPolicies} WHERE ${q(authPolicies.id)} = ${q(identities.authPolicyId)})`,
     authenticatorSummary: sql<string | null>`(SELECT json_group_array(json_object('id', ${q(authenticators.id)}, 'method', ${q(authenticators.method)}, 'username', ${q(authenticators.username)}, 'fingerprint', ${q(authenticators.certFingerprint)})) FROM ${authenticators} WHERE ${q(authenticators.identityId)} = ${q(identities.id)})`,
     hasApiSession: sql<number>`EXISTS (SELECT 1 FROM ${apiSessions} WHERE ${q(apiSessions.identityId)} = ${q(identities.id)} AND ${q(apiSessions.lastActivityAt)} >= ${liveSince})`,
+    isMfaEnabled: sql<number>`EXISTS (SELECT 1 FROM ${mfas} AS m WHERE m.identity_id = ${q(identities.id)} AND m.is_verified = 1)`,
   };
 }
-export type IdentityExtraValues = { authPolicyName: string | null; authenticatorSummary: string | null; hasApiSession: number };
+export type IdentityExtraValues = { authPolicyName: string | null; authenticatorSummary: string | null; hasApiSession: number; isMfaEnabled: number };
 
 export async function authPolicyExists(db: Db, id: string): Promise<boolean> {
   const rows = await db.select({ id: authPolicies.id }).from(authPolicies).where(eq(authPolicies.id, id)).limit(1);
@@ -35,7 +37,7 @@ export async function missingServiceIds(_db: Db, ids: string[]): Promise<string[
 
 /**
  * What goes with a deleted identity, in its batch: failed-attempt rows (selected through its
- * authenticators, so this runs first), API sessions and authenticators. Enrolments, MFA, service-config
+ * authenticators, so this runs first), API sessions, authenticators and MFA. Enrolments, service-config
  * overrides, posture data and `@id` policy entries join here as those resources arrive.
  */
 export function identityCascade(db: Db, identityId: string): Statement[] {
@@ -43,6 +45,7 @@ export function identityCascade(db: Db, identityId: string): Statement[] {
     resetIdentityFailures(db, identityId),
     db.delete(apiSessions).where(eq(apiSessions.identityId, identityId)),
     db.delete(authenticators).where(eq(authenticators.identityId, identityId)),
+    db.delete(mfas).where(eq(mfas.identityId, identityId)),
   ];
 }
 

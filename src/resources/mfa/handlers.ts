@@ -1,0 +1,33 @@
+import { json } from '../../http/envelope.js';
+import { handlers, type ManagementOperations, type SharedOperations } from '../../http/handler.js';
+import { renderCreatedMfa } from './mapper.js';
+import {
+  authenticateMfa,
+  deleteMfa,
+  detailMfa,
+  detailRecoveryCodes,
+  enrollMfa,
+  mfaQrCode,
+  regenerateRecoveryCodes,
+  removeIdentityMfa,
+  verifyMfa,
+} from './service.js';
+
+/** `/authenticate/mfa` and the `/current-identity/mfa` family, on both APIs. */
+export const mfaHandlers = handlers<SharedOperations>()({
+  authenticateMfa: async ({ svc, caller, body, reply }) => (await authenticateMfa(svc, caller, body.code), reply.empty()),
+  enrollMfa: async ({ svc, caller, reply }) => reply.raw(json(renderCreatedMfa(await enrollMfa(svc, caller)), 201)),
+  detailMfa: async ({ svc, caller, reply }) => reply.ok(await detailMfa(svc, caller)),
+  detailMfaQrCode: async ({ svc, caller, reply }) =>
+    reply.raw(new Response(await mfaQrCode(svc, caller), { headers: { 'content-type': 'image/png', 'cache-control': 'no-store' } })),
+  verifyMfa: async ({ svc, caller, body, reply }) => (await verifyMfa(svc, caller, body.code), reply.empty()),
+  deleteMfa: async ({ svc, caller, headers, reply }) => (await deleteMfa(svc, caller, headers['mfa-validation-code']), reply.empty()),
+  detailMfaRecoveryCodes: async ({ svc, caller, body, headers, reply }) =>
+    reply.ok(await detailRecoveryCodes(svc, caller, body?.code || headers['mfa-validation-code'])),
+  createMfaRecoveryCodes: async ({ svc, caller, body, reply }) => (await regenerateRecoveryCodes(svc, caller, body.code), reply.empty()),
+});
+
+/** `DELETE /identities/{id}/mfa` (admin). */
+export const identityMfaHandlers = handlers<ManagementOperations>()({
+  removeIdentityMfa: async ({ svc, params, reply }) => (await removeIdentityMfa(svc, params.id), reply.empty()),
+});

@@ -27,7 +27,7 @@ export function base32Encode(bytes: Uint8Array): string {
   return out;
 }
 
-export function base32Decode(text: string): Uint8Array {
+function base32Decode(text: string): Uint8Array {
   const out: number[] = [];
   let bits = 0;
   let value = 0;
@@ -60,7 +60,7 @@ export function provisioningUrl(issuer: string, accountName: string, secret: str
 }
 
 /** The time step a moment (Unix ms) falls in. */
-export function stepAt(nowMs: number): number {
+function stepAt(nowMs: number): number {
   return Math.floor(nowMs / 1000 / STEP_SECONDS);
 }
 
@@ -80,13 +80,8 @@ async function hotp(key: CryptoKey, counter: number): Promise<string> {
   return String(binary % 10 ** DIGITS).padStart(DIGITS, '0');
 }
 
-/** The code of one step (tests and tools; the service only verifies). */
-export async function totpCode(secret: string, step: number): Promise<string> {
-  return hotp(await hmacKey(secret), step);
-}
-
 /** Compares two strings in time independent of where they differ (length is not secret here). */
-export function constantTimeEqual(a: string, b: string): boolean {
+function constantTimeEqual(a: string, b: string): boolean {
   const x = new TextEncoder().encode(a);
   const y = new TextEncoder().encode(b);
   let diff = x.length ^ y.length;
@@ -95,7 +90,7 @@ export function constantTimeEqual(a: string, b: string): boolean {
 }
 
 /** Only 6 decimal digits can be a TOTP code (§4.3); anything else is simply invalid. */
-export function looksLikeTotp(code: string): boolean {
+function looksLikeTotp(code: string): boolean {
   return /^[0-9]{6}$/.test(code);
 }
 

@@ -13,6 +13,22 @@ import {
   verifyMfa,
 } from './service.js';
 
+/**
+ * The controller also takes the code of `DELETE /current-identity/mfa` from a JSON body `{"code": …}`
+ * (before the header), which the specification does not declare; clients and tests send it. Anything
+ * else in the body is ignored.
+ */
+function bodyCode(raw: Uint8Array): string | undefined {
+  if (raw.byteLength === 0) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(raw));
+    const code = parsed && typeof parsed === 'object' ? (parsed as { code?: unknown }).code : undefined;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `/authenticate/mfa` and the `/current-identity/mfa` family, on both APIs. */
 export const mfaHandlers = handlers<SharedOperations>()({
   authenticateMfa: async ({ svc, caller, body, reply }) => (await authenticateMfa(svc, caller, body.code), reply.empty()),
@@ -21,7 +37,7 @@ export const mfaHandlers = handlers<SharedOperations>()({
   detailMfaQrCode: async ({ svc, caller, reply }) =>
     reply.raw(new Response(await mfaQrCode(svc, caller), { headers: { 'content-type': 'image/png', 'cache-control': 'no-store' } })),
   verifyMfa: async ({ svc, caller, body, reply }) => (await verifyMfa(svc, caller, body.code), reply.empty()),
-  deleteMfa: async ({ svc, caller, headers, reply }) => (await deleteMfa(svc, caller, headers['mfa-validation-code']), reply.empty()),
+  deleteMfa: async ({ svc, caller, headers, rawBody, reply }) => (await deleteMfa(svc, caller, bodyCode(rawBody) ?? headers['mfa-validation-code']), reply.empty()),
   detailMfaRecoveryCodes: async ({ svc, caller, body, headers, reply }) =>
     reply.ok(await detailRecoveryCodes(svc, caller, body?.code || headers['mfa-validation-code'])),
   createMfaRecoveryCodes: async ({ svc, caller, body, reply }) => (await regenerateRecoveryCodes(svc, caller, body.code), reply.empty()),

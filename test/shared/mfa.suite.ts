@@ -321,11 +321,12 @@ const mfaSuite: Suite = ({ client, db }) => {
       expect(rows.filter((r) => r.complete).map((r) => r.token)).toEqual([sessions[statuses.indexOf(200)].token]);
     });
 
-    it('wrong second factors count towards the auth policy lockout', async () => {
+    it('wrong second factors count towards the auth policy lockout (empty codes do not)', async () => {
       const policy = await fixtures().createAuthPolicy({ updbMaxAttempts: 2, updbLockoutDurationMinutes: 0 });
       const user = await newUser({ authPolicyId: policy });
       const { auth } = await enrolled(user, await user.token());
       const partial = await user.token();
+      for (let i = 0; i < 3; i++) expectMfaError(await authenticateMfa(partial, '', freshIp()), 400, 'MFA_INVALID_TOKEN');
       for (let i = 0; i < 2; i++) expectMfaError(await authenticateMfa(partial, auth.stale(), freshIp()), 400, 'MFA_INVALID_TOKEN');
       // A password login in between does not reset the second-factor count.
       await user.token();

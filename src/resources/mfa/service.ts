@@ -126,16 +126,18 @@ async function matchCode(svc: ServiceContext, m: Opened, code: string, recoveryA
 
 /**
  * Checks a second factor against a verified enrolment. Wrong codes are throttled per (address,
- * identity) like failed logins and count towards the policy's lockout; the caller's write decides
- * whether a right code is still unused.
+ * identity) like failed logins and count towards the policy's lockout (a missing or empty one does
+ * not); the caller's write decides whether a right code is still unused.
  */
 async function checkSecondFactor(svc: ServiceContext, caller: RequestSession, m: Opened, code: string | undefined, recoveryAllowed: boolean): Promise<Match> {
   const { deps } = svc;
+  // No code at all is a malformed request, not a guess: refused without counting.
+  if (!code) throw invalidToken();
   const { throttle } = authGuards(deps, deps.config.authConcurrencyLimit);
   const address = svc.clientAddress();
   const throttleKey = mfaAttemptKey(caller.identity.id);
   throttle.check(address, throttleKey, deps.now());
-  const match = code ? await matchCode(svc, m, code, recoveryAllowed) : undefined;
+  const match = await matchCode(svc, m, code, recoveryAllowed);
   if (!match) {
     throttle.failed(address, throttleKey, deps.now());
     const policy = await findAuthPolicy(deps.db, caller.identity.authPolicyId);

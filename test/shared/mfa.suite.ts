@@ -129,7 +129,9 @@ const mfaSuite: Suite = ({ client, db }) => {
       expect(created.body.data!._links!.self.href).toBe('./current-identity/mfa');
       expectMfaError(await api.call('enrollMfa'), 409, 'MFA_EXISTS');
 
-      const detail = expectConforms(await api.call('detailMfa'), 'detailMfa', 'client').body.data;
+      const detailReply = expectConforms(await api.call('detailMfa'), 'detailMfa', 'client');
+      expect(detailReply.headers.get('cache-control')).toBe('no-store');
+      const detail = detailReply.body.data;
       expect(detail).toMatchObject({ id: created.body.data!.id, isVerified: false });
       expect(detail.provisioningUrl).toMatch(new RegExp(`^otpauth://totp/openziti\\.io:${user.name}\\?issuer=openziti\\.io&secret=[A-Z2-7]{16}$`));
       expect(detail.recoveryCodes).toHaveLength(20);
@@ -140,6 +142,7 @@ const mfaSuite: Suite = ({ client, db }) => {
       const qr = await api.call('detailMfaQrCode');
       expect(qr.status).toBe(200);
       expect(qr.headers.get('content-type')).toBe('image/png');
+      expect(qr.headers.get('cache-control')).toBe('no-store');
       const image = await decodePng(qr.bytes);
       expect([image.width, image.height]).toEqual([256, 256]);
       expect(jsQR(image.rgba, image.width, image.height)?.data).toBe(detail.provisioningUrl);

@@ -29,17 +29,23 @@ function bodyCode(raw: Uint8Array): string | undefined {
   }
 }
 
+/** Replies that can carry the secret or recovery codes must not be kept by caches. */
+function noStore<R extends Response>(response: R): R {
+  response.headers.set('cache-control', 'no-store');
+  return response;
+}
+
 /** `/authenticate/mfa` and the `/current-identity/mfa` family, on both APIs. */
 export const mfaHandlers = handlers<SharedOperations>()({
   authenticateMfa: async ({ svc, caller, body, reply }) => (await authenticateMfa(svc, caller, body.code), reply.empty()),
   enrollMfa: async ({ svc, caller, reply }) => reply.raw(json(renderCreatedMfa(await enrollMfa(svc, caller)), 201)),
-  detailMfa: async ({ svc, caller, reply }) => reply.ok(await detailMfa(svc, caller)),
+  detailMfa: async ({ svc, caller, reply }) => noStore(reply.ok(await detailMfa(svc, caller))),
   detailMfaQrCode: async ({ svc, caller, reply }) =>
-    reply.raw(new Response(await mfaQrCode(svc, caller), { headers: { 'content-type': 'image/png', 'cache-control': 'no-store' } })),
+    noStore(reply.raw(new Response(await mfaQrCode(svc, caller), { headers: { 'content-type': 'image/png' } }))),
   verifyMfa: async ({ svc, caller, body, reply }) => (await verifyMfa(svc, caller, body.code), reply.empty()),
   deleteMfa: async ({ svc, caller, headers, rawBody, reply }) => (await deleteMfa(svc, caller, bodyCode(rawBody) ?? headers['mfa-validation-code']), reply.empty()),
   detailMfaRecoveryCodes: async ({ svc, caller, body, headers, reply }) =>
-    reply.ok(await detailRecoveryCodes(svc, caller, body?.code || headers['mfa-validation-code'])),
+    noStore(reply.ok(await detailRecoveryCodes(svc, caller, body?.code || headers['mfa-validation-code']))),
   createMfaRecoveryCodes: async ({ svc, caller, body, reply }) => (await regenerateRecoveryCodes(svc, caller, body.code), reply.empty()),
 });
 

@@ -324,6 +324,41 @@ const mfaSuite: Suite = ({ client, db }) => {
       expect(rows.filter((r) => r.complete).map((r) => r.token)).toEqual([sessions[statuses.indexOf(200)].token]);
     });
 
+    it('50 simultaneous /authenticate/mfa calls with one TOTP code complete exactly one session (no replay)', async () => {
+      const user = await newUser();
+      const { auth } = await enrolled(user, await user.token());
+      const now = Date.now();
+      const sessions = Array.from({ length: 50 }, () => ({
+        id: cuid(),
+        createdAt: now,
+        updatedAt: now,
+        tags: '{}',
+        token: uuid(),
+        identityId: user.identityId,
+        authenticatorId: user.authenticatorId,
+        isMfaRequired: true,
+        lastActivityAt: now,
+      }));
+      const store = db();
+      await atomic(store, sessions.map((s) => store.insert(apiSessions).values(s)) as never);
+      const code = auth.code();
+      const replies = await Promise.all(sessions.map((s) => authenticateMfa(s.token, code, freshIp())));
+      expect(replies.filter((r) => r.status === 200)).toHaveLength(1);
+      for (const r of replies) if (r.status !== 200) expect(r.body.error?.code).toBe('MFA_INVALID_TOKEN');
+      const tokens = new Set(sessions.map((s) => s.token));
+      const rows = (await store.select({ token: apiSessions.token, complete: apiSessions.isMfaComplete }).from(apiSessions).where(eq(apiSessions.identityId, user.identityId))).filter((r) => tokens.has(r.token));
+      expect(rows.filter((r) => r.complete)).toHaveLength(1);
+    });
+
+    it('50 simultaneous enrolments create one record; the rest are 409 MFA_EXISTS', async () => {
+      const user = await newUser();
+      const api = clientApi(await user.token());
+      const replies = await Promise.all(Array.from({ length: 50 }, () => api.call('enrollMfa')));
+      expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
+      for (const r of replies) if (r.status !== 201) expectMfaError(r, 409, 'MFA_EXISTS');
+      expect(await db().select({ id: mfas.id }).from(mfas).where(eq(mfas.identityId, user.identityId))).toHaveLength(1);
+    });
+
     it('wrong second factors count towards the auth policy lockout (empty codes do not)', async () => {
       const policy = await fixtures().createAuthPolicy({ updbMaxAttempts: 2, updbLockoutDurationMinutes: 0 });
       const user = await newUser({ authPolicyId: policy });

@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import type { Runtime } from './deps.js';
-import { ApiError } from './errors.js';
+import { ApiError, bounded } from './errors.js';
 import { errorResponse } from './http/envelope.js';
 import { registerApi } from './http/register.js';
 import { canonicalPath, pathOf } from './http/paths.js';
 import { shortId } from './lib/ids.js';
 import { clientApi, managementApi } from './apis.js';
-import { CONTROLLER_VERSION } from './config.js';
+import { CONTROLLER_VERSION, type Config } from './config.js';
 import { observe } from './observability/middleware.js';
 
 const CORS_HEADERS = {
@@ -14,6 +14,22 @@ const CORS_HEADERS = {
   'access-control-allow-headers': 'content-type, accept, authorization, zt-session',
   'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE',
 };
+
+const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
+
+/**
+ * Whether a browser origin may call with credentials (the controller echoes any origin; docs/auth.md):
+ * the controller's own origin (its Admin Console), loopback origins, and those the operator lists in
+ * `ZITI_CORS_ORIGINS` (`*`: any). `null` (sandboxed frames, files, redirects) never is: a browser sends
+ * installed client certificates along, so credentials must only go to origins somebody chose.
+ */
+export function corsAllowed(origin: string, requestUrl: string, config: Pick<Config, 'apiAddress' | 'corsOrigins'>): boolean {
+  const o = origin.trim().toLowerCase();
+  if (o === 'null' || !/^https?:\/\/[^/\s]+$/.test(o)) return false;
+  if (LOOPBACK_ORIGIN.test(o)) return true;
+  if (o === new URL(requestUrl).origin.toLowerCase() || o === `https://${config.apiAddress}`.toLowerCase()) return true;
+  return config.corsOrigins.includes('*') || config.corsOrigins.includes(o);
+}
 
 /**
  * A per-process (per-isolate) instance id, as the controller sends in `ziti-instance-id`. Made on the
@@ -35,18 +51,20 @@ export function createApp(runtime: Runtime): Hono {
     const requestId = shortId();
     c.set('requestId' as never, requestId as never);
     const origin = c.req.header('origin');
+    const allowed = origin !== undefined && corsAllowed(origin, c.req.url, (await runtime.deps(c.env)).config);
     if (c.req.method === 'OPTIONS' && origin) {
-      return new Response(null, { status: 200, headers: { ...CORS_HEADERS, 'access-control-allow-origin': origin, vary: 'Origin' } });
+      // A preflight from an origin that is not allowed gets no CORS headers: the browser stops there.
+      return new Response(null, { status: 200, headers: allowed ? { ...CORS_HEADERS, 'access-control-allow-origin': origin, vary: 'Origin' } : { vary: 'Origin' } });
     }
     await next();
     const h = c.res.headers;
     h.set('x-request-id', requestId);
     h.set('ziti-instance-id', getInstanceId());
     h.set('server', `ziti-controller/${CONTROLLER_VERSION}`);
-    if (origin) {
+    if (origin) h.append('vary', 'Origin');
+    if (allowed) {
       h.set('access-control-allow-origin', origin);
       h.set('access-control-allow-credentials', 'true');
-      h.append('vary', 'Origin');
     }
   });
 
@@ -59,7 +77,7 @@ export function createApp(runtime: Runtime): Hono {
   app.notFound((c) => {
     const requestId = (c.get('requestId' as never) as string | undefined) ?? shortId();
     const path = canonicalPath(pathOf(c.req.url));
-    return errorResponse(new ApiError('NOT_FOUND', { code: 'UNHANDLED', message: `path ${path} was not found` }), requestId);
+    return errorResponse(new ApiError('NOT_FOUND', { code: 'UNHANDLED', message: `path ${bounded(path)} was not found` }), requestId);
   });
 
   app.onError(async (err, c) => {

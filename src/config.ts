@@ -34,6 +34,16 @@ export interface Config {
   metricsPort: number | null;
   /** `ZITI_METRICS_HOST` (default 127.0.0.1): where the separate metrics port listens. */
   metricsHost: string;
+  /**
+   * Peers (addresses or IPv4 CIDRs, `*` for any) whose `X-Forwarded-For` / `X-Real-IP` name the client
+   * (`ZITI_TRUSTED_PROXIES`). Empty by default: forwarding headers are ignored (src/auth/client-address.ts).
+   */
+  trustedProxies: string[];
+  /**
+   * Browser origins allowed to call the APIs with credentials (`ZITI_CORS_ORIGINS`, comma-separated, `*` for
+   * any origin but `null`). Loopback origins and the controller's own origin are always allowed (src/app.ts).
+   */
+  corsOrigins: string[];
 }
 
 /**
@@ -63,6 +73,10 @@ function int(value: string | undefined, fallback: number, min: number, max: numb
   const n = Number(value);
   if (!Number.isInteger(n)) throw new Error(`expected an integer, got "${value}"`);
   return Math.min(max, Math.max(min, n));
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 export function parseConfig(env: Record<string, string | undefined>, runtimeVersion: string): Config {
@@ -97,5 +111,7 @@ export function parseConfig(env: Record<string, string | undefined>, runtimeVers
     metricsEnabled: bool('ZITI_METRICS', env.ZITI_METRICS) || metricsPort !== null,
     metricsPort,
     metricsHost: env.ZITI_METRICS_HOST?.trim() || '127.0.0.1',
+    trustedProxies: list(env.ZITI_TRUSTED_PROXIES),
+    corsOrigins: list(env.ZITI_CORS_ORIGINS).map((o) => (o === '*' ? o : o.replace(/\/+$/, '').toLowerCase())),
   };
 }

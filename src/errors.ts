@@ -15,6 +15,10 @@ export const ERROR_CATALOGUE = {
   COULD_NOT_PARSE_BODY: [400, 'The body of the request could not be parsed'],
   COULD_NOT_READ_BODY: [500, 'The body of the request could not be read'],
   REQUEST_TOO_LARGE: [413, 'The body of the request is larger than the controller accepts'],
+  // Transport-level refusals of the Node server, answered in the envelope (src/node.ts).
+  HEADERS_TOO_LARGE: [431, 'The request line or headers are larger than the controller accepts'],
+  MALFORMED_REQUEST: [400, 'The request could not be parsed as HTTP'],
+  REQUEST_TIMEOUT: [408, 'The request was not received in time'],
   UNSUPPORTED_MEDIA: [415, 'No suitable accept media types were detected, supports: application/json'],
   INVALID_UUID: [400, 'The supplied UUID is invalid'],
   ENTITY_CAN_NOT_BE_DELETED: [400, 'The entity requested for delete can not be deleted'],
@@ -83,17 +87,52 @@ export class ApiError extends Error {
   }
 }
 
-/** Renders a submitted value the way the cause's `value` string expects it. */
+/** Keys whose values are secrets wherever they appear in a submitted value: rendered as `<redacted>`. */
+export const SECRET_FIELDS = /password|secret|token|code|csr|key/i;
+
+/** A cause's `value` is at most this long (the rest is cut with `...`), and nests at most this deep. */
+export const CAUSE_VALUE_MAX = 256;
+const CAUSE_DEPTH_MAX = 4;
+
+/**
+ * Renders a submitted value the way the cause's `value` string expects it (`[a b]`, `map[k:v]`), bounded in
+ * length and depth so that a huge or deeply nested body is never reflected back, and with the values of
+ * secret-looking keys (`password`, `token`, ...) redacted at any depth.
+ */
 export function causeValue(value: unknown): string {
-  if (value === undefined || value === null) return '<nil>';
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return `[${value.map(causeValue).join(' ')}]`;
-  if (typeof value === 'object') {
-    return `map[${Object.entries(value as Record<string, unknown>)
-      .map(([k, v]) => `${k}:${causeValue(v)}`)
-      .join(' ')}]`;
-  }
-  return String(value);
+  let out = '';
+  const write = (text: string) => {
+    if (out.length <= CAUSE_VALUE_MAX) out += text;
+  };
+  const render = (v: unknown, depth: number): void => {
+    if (out.length > CAUSE_VALUE_MAX) return;
+    if (v === undefined || v === null) return write('<nil>');
+    if (typeof v === 'string') return write(v.length > CAUSE_VALUE_MAX ? v.slice(0, CAUSE_VALUE_MAX + 1) : v);
+    if (typeof v !== 'object') return write(String(v));
+    if (depth >= CAUSE_DEPTH_MAX) return write('...');
+    if (Array.isArray(v)) {
+      write('[');
+      for (let i = 0; i < v.length && out.length <= CAUSE_VALUE_MAX; i++) {
+        if (i > 0) write(' ');
+        render(v[i], depth + 1);
+      }
+      return write(']');
+    }
+    write('map[');
+    let first = true;
+    for (const k in v as Record<string, unknown>) {
+      if (out.length > CAUSE_VALUE_MAX) break;
+      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+      if (!first) write(' ');
+      first = false;
+      write(`${k}:`);
+      if (SECRET_FIELDS.test(k)) write('<redacted>');
+      else render((v as Record<string, unknown>)[k], depth + 1);
+    }
+    write(']');
+  };
+  render(value, 0);
+  return out.length > CAUSE_VALUE_MAX ? out.slice(0, CAUSE_VALUE_MAX) + '...' : out;
 }
 
 /** 400 COULD_NOT_VALIDATE with a field cause. Pass `value: undefined` only for secrets: it renders `<nil>`-free. */
@@ -105,9 +144,15 @@ export function fieldError(field: string, reason: string, value?: unknown, code:
 
 /** An error whose cause is a plain message (rendered as an UNHANDLED-coded cause, as the controller does). */
 export function messageError(code: ErrorCode, message: string): ApiError {
-  return new ApiError(code, { code: 'UNHANDLED', message });
+  // Messages quote request text (ids, paths, filters): bounded, whoever built them.
+  return new ApiError(code, { code: 'UNHANDLED', message: bounded(message, 512) });
 }
 
 export function notFound(entity: string, id: string): ApiError {
-  return messageError('NOT_FOUND', `${entity} with id ${id} not found`);
+  return messageError('NOT_FOUND', `${entity} with id ${bounded(id)} not found`);
+}
+
+/** Text from the request (an id, a path) as an error message may quote it: at most 128 characters. */
+export function bounded(text: string, max = 128): string {
+  return text.length > max ? text.slice(0, max) + '...' : text;
 }

@@ -4,14 +4,15 @@
  * This file and src/worker.ts are the only places that know their runtime.
  */
 import 'reflect-metadata';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
 import { accessSync, chmodSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, X509Certificate as NodeX509 } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TLSSocket } from 'node:tls';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
-import { serve, type ServerType } from '@hono/node-server';
+import type { Duplex } from 'node:stream';
+import { getRequestListener, serve, type ServerType } from '@hono/node-server';
 import { createClient, type Client } from '@libsql/client';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import type { Logger as QueryLogger } from 'drizzle-orm/logger';
@@ -20,6 +21,9 @@ import { bootstrapStore, type BootstrapResult } from './bootstrap.js';
 import { EDGE_API_SPEC_VERSION, parseConfig, type Config } from './config.js';
 import type { Db } from './db/client.js';
 import { openLibsql } from './db/open.js';
+import { ERROR_META, errorResponse } from './http/envelope.js';
+import { ApiError, ERROR_CATALOGUE, type ErrorCode } from './errors.js';
+import { shortId } from './lib/ids.js';
 import type { ClientCertificate, Deps, Logger, Runtime } from './deps.js';
 import { jsonLogger } from './observability/log.js';
 import { PrometheusMetrics } from './observability/metrics.js';
@@ -119,13 +123,18 @@ export async function startController(env: Record<string, string | undefined>, o
         fetch: app.fetch,
         port,
         hostname: env.HOST ?? '0.0.0.0',
-        createServer: createHttpsServer,
+        // The listener is built here, not by serve(), to give it an error handler: a request it cannot turn
+        // into a URL (bad Host, `GET *`) is answered in the error envelope instead of an empty 400.
+        createServer: ((options: ServerOptions) => createHttpsServer(options, getRequestListener(app.fetch, { hostname: env.HOST ?? '0.0.0.0', errorHandler: requestErrorResponse }))) as never,
         serverOptions: {
           key: await_(pki.serverKeyPkcs8Pem()),
           cert: await_(pki.serverChainPem()),
           // Client certificates are requested, never required: certificate login and enrollment use them.
           requestCert: true,
           rejectUnauthorized: false,
+          ...TRANSPORT_LIMITS,
+          // Without a Host header the listen address stands in (HTTP/1.0 clients send none).
+          requireHostHeader: false,
         },
       },
       () => resolveServer(s),
@@ -136,6 +145,7 @@ export async function startController(env: Record<string, string | undefined>, o
       rejectServer(listenError(e, env.HOST ?? '0.0.0.0', port));
     });
   });
+  server.on('clientError', answerClientError);
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
   let metricsServer: HttpServer | undefined;
@@ -265,6 +275,51 @@ function closeGracefully(server: ServerType, client: Client, graceMs: number): P
     const idle = setInterval(() => https.closeIdleConnections?.(), 50);
     const force = setTimeout(() => https.closeAllConnections?.(), graceMs);
   });
+}
+
+/**
+ * Transport limits of the HTTPS server, chosen rather than inherited (README, "Transport limits"):
+ * - request line and headers at most 16 KiB together (431 beyond);
+ * - the headers must arrive within 10 s, the whole request (body capped at 1 MiB) within 30 s (408), checked
+ *   every second, so a client dripping bytes holds a connection for seconds, not minutes;
+ * - idle keep-alive connections close after 5 s.
+ */
+export const TRANSPORT_LIMITS = {
+  maxHeaderSize: 16 * 1024,
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 1_000,
+} as const;
+
+const TRANSPORT_ERRORS: Record<string, ErrorCode> = {
+  HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
+  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  ERR_HTTP_HEADERS_TIMEOUT: 'REQUEST_TIMEOUT',
+};
+
+/**
+ * Requests Node refuses before the app sees them (oversized headers, malformed HTTP, timeouts) are answered
+ * in the JSON error envelope, like every other error, and the connection is closed.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  // A peer that went away gets nothing; neither does a socket whose current response has started (as Node does).
+  const current = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const code = TRANSPORT_ERRORS[error.code ?? ''] ?? 'MALFORMED_REQUEST';
+  const [status, message] = ERROR_CATALOGUE[code];
+  const body = JSON.stringify({ error: { code, message, requestId: shortId() }, meta: ERROR_META });
+  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[status as 400 | 408 | 431] ?? 'Bad Request';
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+
+/** A request the Node adapter could not turn into a fetch Request, answered in the envelope. */
+function requestErrorResponse(error: unknown): Response {
+  const code: ErrorCode = error instanceof Error && error.name === 'RequestError' ? 'MALFORMED_REQUEST' : 'UNHANDLED';
+  return errorResponse(new ApiError(code), shortId());
 }
 
 // PEM getters may be sync or async in the PKI module; the server options need plain strings.

@@ -1,4 +1,4 @@
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client.js';
 import { apiSessions, authAttempts, authenticators, authPolicies, identities, mfas } from '../db/schema/index.js';
@@ -19,14 +19,48 @@ export async function findPasswordLogin(db: Db, username: string) {
   return rows[0];
 }
 
-/** Counts one more consecutive failure; returns the new count (one atomic upsert, so instances agree). */
-export async function recordFailure(db: Db, authenticatorId: string, now: number): Promise<number> {
+/**
+ * SQL: the identity exists and is enabled at `now` (never disabled, or its timed disable is over); the
+ * same rule as `isDisabled`, evaluated by the store inside a write so that the write decides.
+ */
+export function identityEnabledAt(identityId: string, now: number): SQL {
+  return sql`EXISTS (SELECT 1 FROM ${identities} WHERE ${identities.id} = ${identityId} AND (${identities.disabledAt} IS NULL OR (${identities.disabledUntil} IS NOT NULL AND ${identities.disabledUntil} <= ${now})))`;
+}
+
+/**
+ * Reserves one password check for an authenticator under a lockout policy, before the hash is spent: one
+ * conditional upsert that counts the attempt only while fewer than `max + 1` attempts are counted and the
+ * identity is enabled. Returns the attempt's number (1-based), or undefined when the attempt may not be
+ * checked (the limit is used up, or the identity is disabled). Concurrent attempts each get their own
+ * number, so a burst checks at most `max + 1` passwords whatever its size.
+ */
+export async function reserveAttempt(db: Db, authenticatorId: string, identityId: string, max: number, now: number): Promise<number | undefined> {
   const rows = await db
     .insert(authAttempts)
-    .values({ authenticatorId, failedCount: 1, lastFailedAt: now })
-    .onConflictDoUpdate({ target: authAttempts.authenticatorId, set: { failedCount: sql`${authAttempts.failedCount} + 1`, lastFailedAt: now } })
+    .select(sql`SELECT ${authenticatorId}, 1, ${now} WHERE ${identityEnabledAt(identityId, now)}`)
+    .onConflictDoUpdate({
+      target: authAttempts.authenticatorId,
+      set: { failedCount: sql`${authAttempts.failedCount} + 1`, lastFailedAt: now },
+      setWhere: and(lte(authAttempts.failedCount, max), identityEnabledAt(identityId, now)),
+    })
     .returning({ failedCount: authAttempts.failedCount });
-  return rows[0]?.failedCount ?? 1;
+  return rows[0]?.failedCount;
+}
+
+/** The id of the one attempts row that belongs to no authenticator (see `touchAttempts`). */
+const NO_AUTHENTICATOR = '~';
+
+/**
+ * A write of the same shape and cost as `reserveAttempt`, on a row no authenticator owns: failed logins
+ * that reserve nothing (unknown user, no lockout policy, disabled identity) run it, so that every failed
+ * login costs one write and one hash and the timing does not tell which case it was.
+ */
+export async function touchAttempts(db: Db, now: number): Promise<void> {
+  await db
+    .insert(authAttempts)
+    .select(sql`SELECT ${NO_AUTHENTICATOR}, 1, ${now} WHERE NOT ${identityEnabledAt(NO_AUTHENTICATOR, now)}`)
+    .onConflictDoUpdate({ target: authAttempts.authenticatorId, set: { failedCount: 1, lastFailedAt: now }, setWhere: sql`NOT ${identityEnabledAt(NO_AUTHENTICATOR, now)}` })
+    .returning({ failedCount: authAttempts.failedCount });
 }
 
 export function resetFailures(db: Db, authenticatorId: string): BatchItem<'sqlite'> {
@@ -59,6 +93,25 @@ export function disableIdentityStatements(db: Db, identityId: string, now: numbe
     db.update(identities).set({ disabledAt: now, disabledUntil: until, updatedAt: now }).where(eq(identities.id, identityId)),
     db.delete(apiSessions).where(eq(apiSessions.identityId, identityId)),
   ];
+}
+
+/**
+ * Locks an identity out: disables it until `until` (null = indefinitely) only if it is enabled now, ends its
+ * API sessions and clears the authenticator's count, in one batch. Returns true when this call disabled it
+ * (a concurrent lock or admin disable that came first is left as it is).
+ */
+export async function lockIdentity(db: Db, identityId: string, authenticatorId: string, now: number, until: number | null): Promise<boolean> {
+  const batch = db as unknown as { batch(items: BatchItem<'sqlite'>[]): Promise<unknown[]> };
+  const [updated] = await batch.batch([
+    db
+      .update(identities)
+      .set({ disabledAt: now, disabledUntil: until, updatedAt: now })
+      .where(and(eq(identities.id, identityId), identityEnabledAt(identityId, now)))
+      .returning({ id: identities.id }),
+    db.delete(apiSessions).where(eq(apiSessions.identityId, identityId)),
+    resetFailures(db, authenticatorId),
+  ]);
+  return Array.isArray(updated) && updated.length > 0;
 }
 
 export async function findAuthPolicy(db: Db, id: string) {

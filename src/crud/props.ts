@@ -6,6 +6,7 @@
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { fieldError } from '../errors.js';
 import { toSet } from '../lib/json.js';
+import { assertMap, assertName, assertObject, assertRoleAttributes } from '../lib/limits.js';
 
 /**
  * - `name`: required, non-empty string (400 `name is required`); no trimming, as the controller;
@@ -128,6 +129,7 @@ function checkKind(kind: PropKind, path: string, value: unknown): unknown {
       return validateMap(value, path);
     case 'object':
       if (!isObject(value)) throw fieldError(path, `${path} must be an object`, value);
+      assertObject(value, path);
       return value;
     case 'attributes':
       return validateRoleAttributes(value, path);
@@ -139,6 +141,7 @@ function checkKind(kind: PropKind, path: string, value: unknown): unknown {
 /** A name must be a non-empty string (400 COULD_NOT_VALIDATE `name is required`). */
 export function requireName(value: unknown, field = 'name'): string {
   if (typeof value !== 'string' || value === '') throw fieldError(field, `${field} is required`, value ?? '');
+  assertName(value, field);
   return value;
 }
 
@@ -149,6 +152,7 @@ export function requireName(value: unknown, field = 'name'): string {
 export function validateMap(value: unknown, field = 'tags'): Record<string, unknown> {
   if (value === null || value === undefined) return {};
   if (!isObject(value)) throw fieldError(field, `${field} must be an object`, value);
+  assertMap(value, field);
   for (const [key, v] of Object.entries(value)) {
     if (v !== null && typeof v !== 'string' && typeof v !== 'boolean' && typeof v !== 'number') {
       throw fieldError(field, `${Array.isArray(v) ? 'nested lists' : 'nested maps'} not supported (${field}.${key}): values must be null, a string, a boolean or a number`, value);
@@ -161,6 +165,7 @@ export function validateMap(value: unknown, field = 'tags'): Record<string, unkn
 export function validateRoleAttributes(value: unknown, field = 'roleAttributes'): string[] {
   if (value === null || value === undefined) return [];
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw fieldError(field, `${field} must be a list of strings`, value);
+  assertRoleAttributes(value as string[], field);
   for (const attr of value as string[]) {
     if (attr.startsWith('#')) throw fieldError(field, 'role attributes may not be prefixed with #', attr);
     if (attr.startsWith('@')) throw fieldError(field, 'role attributes may not be prefixed with @', attr);

@@ -73,6 +73,8 @@ export interface CreateHooks<T extends EntityTable, P extends Props<T>, Body> {
   check?(deps: Deps, values: WriteValues<T, P>, body: Body): Promise<void> | void;
   /** More statements for the same batch (rows that belong to the new entity). */
   statements?(deps: Deps, id: string, values: WriteValues<T, P>, now: number): Statement[];
+  /** The insert itself, when it must be conditional (a repo function); the generic insert otherwise. */
+  insert?(deps: Deps, row: Record<string, unknown>): Statement;
 }
 
 /** Creates a row from a validated body; returns its id. */
@@ -84,7 +86,8 @@ export async function createEntity<T extends EntityTable, P extends Props<T>, Bo
   const id = def.newId();
   const now = deps.now();
   const row = encodeValues(def.props, { ...values, id, createdAt: now, updatedAt: now });
-  await writeBatch(deps.db, [repo.insert(deps.db, row), ...(hooks.statements?.(deps, id, values, now) ?? [])], [{ table: def.table, columns: def.unique ?? [], values }]);
+  const insert = hooks.insert ? hooks.insert(deps, row) : repo.insert(deps.db, row);
+  await writeBatch(deps.db, [insert, ...(hooks.statements?.(deps, id, values, now) ?? [])], [{ table: def.table, columns: def.unique ?? [], values }]);
   return id;
 }
 

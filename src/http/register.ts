@@ -134,7 +134,7 @@ async function run(
     deps,
     caller: session,
     requestId,
-    clientAddress: () => (address ??= clientAddress(c)),
+    clientAddress: () => (address ??= clientAddress(c, deps.config.trustedProxies)),
     defer,
   };
   const ctx = {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError, causeValue } from '../errors.js';
+import { ApiError, causeValue, SECRET_FIELDS } from '../errors.js';
 import type { OperationSpec, ParamSpec } from './operation.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -93,21 +93,57 @@ export function mediaType(contentType: string | null | undefined): string | unde
   return t ? t : undefined;
 }
 
-/** Parses a JSON body; unparsable text is 400 COULD_NOT_PARSE_BODY. */
+/** JSON bodies nest at most this deep (the spec's deepest bodies nest a handful of levels). */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Parses a JSON body. Invalid UTF-8, unparsable text and nesting deeper than MAX_JSON_DEPTH are 400
+ * COULD_NOT_PARSE_BODY, with a message that quotes nothing of the body (a parser's message would).
+ * The depth is measured before parsing, without recursion, so no body can exhaust the stack later.
+ */
 export function parseJsonBody(bytes: Uint8Array): unknown {
-  const text = new TextDecoder().decode(bytes);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'UNHANDLED', message: 'the body is not valid UTF-8' });
+  }
+  const depth = nestingDepth(text, MAX_JSON_DEPTH);
+  if (depth > MAX_JSON_DEPTH) throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'UNHANDLED', message: `the body nests deeper than ${MAX_JSON_DEPTH} levels` });
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'UNHANDLED', message: (e as Error).message });
+    const position = /position (\d+)/.exec((e as Error).message)?.[1];
+    throw new ApiError('COULD_NOT_PARSE_BODY', { code: 'UNHANDLED', message: position ? `invalid JSON at position ${position}` : 'invalid JSON' });
   }
+}
+
+/** The deepest `[`/`{` nesting of JSON text (outside strings), stopping once it exceeds `limit`. */
+function nestingDepth(text: string, limit: number): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92 /* \\ */) i++;
+      else if (ch === 34 /* " */) inString = false;
+    } else if (ch === 34) inString = true;
+    else if (ch === 91 || ch === 123) {
+      if (++depth > max) max = depth;
+      if (max > limit) return max;
+    } else if (ch === 93 || ch === 125) depth--;
+  }
+  return max;
 }
 
 type Issue = z.core.$ZodIssue;
 
 function pathOf(issue: Issue, root: string): string {
   const parts = issue.path.map(String);
-  return parts.length === 0 ? root : parts.join('.');
+  const path = parts.length === 0 ? root : parts.join('.');
+  // Keys come from the body: a field name is bounded like a cause value.
+  return path.length > 128 ? path.slice(0, 128) + '...' : path;
 }
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {
@@ -118,8 +154,6 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
   }
   return v;
 }
-
-const SECRET_FIELDS = /password|secret|token|code|csr/i;
 
 /** Turns the first zod issue into the controller's field cause (`<field> in body is required`, ...). */
 export function zodIssueToError(issue: Issue, input: unknown, root = 'body'): ApiError {

@@ -16,7 +16,7 @@ import { storeFixtures, unique } from '../shared/auth-fixtures.js';
 const MINUTE = 60_000;
 
 function loginReply(client: TestClient, username: string, password: string, ip = '192.0.2.50') {
-  return client.request(`${CLIENT}/authenticate?method=password`, { body: { username, password }, headers: { 'x-forwarded-for': ip } });
+  return client.request(`${CLIENT}/authenticate?method=password`, { body: { username, password }, headers: { 'cf-connecting-ip': ip } });
 }
 
 describe('inactivity expiry and activity writes', () => {

@@ -17,7 +17,7 @@ function freshIp(): string {
  */
 export function authIdentitySuite(client: () => TestClient, fixtures: () => AuthFixtures) {
   const login = (username: string, password: string, api = CLIENT, ip = freshIp()): Promise<Reply> =>
-    client().request(`${api}/authenticate?method=password`, { body: { username, password }, headers: { 'x-forwarded-for': ip } });
+    client().request(`${api}/authenticate?method=password`, { body: { username, password }, headers: { 'cf-connecting-ip': ip } });
 
   async function newUser(options: { password?: string; authPolicyId?: string; isAdmin?: boolean } = {}) {
     const username = unique('user');

@@ -57,7 +57,7 @@ export function authLoginSuite(client: () => TestClient) {
         { username: ADMIN_USERNAME, password: 'wrong-password' },
         { username: 'nobody-here', password: 'wrong-password' },
       ]) {
-        const reply = await client().request(`${MGMT}/authenticate?method=password`, { body, headers: { 'x-forwarded-for': '192.0.2.10' } });
+        const reply = await client().request(`${MGMT}/authenticate?method=password`, { body, headers: { 'cf-connecting-ip': '192.0.2.10' } });
         expect(reply.status).toBe(401);
         expect(reply.headers.get('zt-session')).toBeNull();
         expect(reply.text).not.toContain('wrong-password');
@@ -116,17 +116,19 @@ export function authLoginSuite(client: () => TestClient) {
       expect(session.body.data.configTypes).toEqual(['all']);
     });
 
-    it('records the caller address from the forwarding headers', async () => {
+    it('records the caller address from CF-Connecting-IP without a socket, never from X-Forwarded-For', async () => {
       const viaCf = await client().request(`${CLIENT}/authenticate?method=password`, {
         body: { username: ADMIN_USERNAME, password: ADMIN_PASSWORD },
         headers: { 'cf-connecting-ip': '203.0.113.7', 'x-forwarded-for': '198.51.100.1' },
       });
       expect(viaCf.body.data.ipAddress).toBe('203.0.113.7');
+      // Forwarding headers are the client's to write unless a trusted proxy sets them (ZITI_TRUSTED_PROXIES).
       const viaXff = await client().request(`${CLIENT}/authenticate?method=password`, {
         body: { username: ADMIN_USERNAME, password: ADMIN_PASSWORD },
-        headers: { 'x-forwarded-for': '198.51.100.1, 10.0.0.1' },
+        headers: { 'x-forwarded-for': '198.51.100.1, 10.0.0.1', 'x-real-ip': '198.51.100.2' },
       });
-      expect(viaXff.body.data.ipAddress).toBe('198.51.100.1');
+      expect(viaXff.status).toBe(200);
+      expect(viaXff.body.data.ipAddress).toBe('');
     });
 
     it('shows the current API session and identity, then logs out', async () => {

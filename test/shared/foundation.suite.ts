@@ -161,13 +161,17 @@ export function foundationSuite(client: () => TestClient) {
       }
     });
 
-    it('answers CORS pre-flights and echoes the origin', async () => {
-      const pre = await client().request(`${MGMT}/identities`, { method: 'OPTIONS', headers: { origin: 'https://console.example', 'access-control-request-method': 'GET' } });
+    it('answers CORS pre-flights and echoes an allowed origin (the controller\'s own, loopback, ZITI_CORS_ORIGINS)', async () => {
+      const own = 'https://localhost:1280';
+      const pre = await client().request(`${MGMT}/identities`, { method: 'OPTIONS', headers: { origin: own, 'access-control-request-method': 'GET' } });
       expect(pre.status).toBe(200);
-      expect(pre.headers.get('access-control-allow-origin')).toBe('https://console.example');
+      expect(pre.headers.get('access-control-allow-origin')).toBe(own);
       expect(pre.headers.get('access-control-allow-headers')).toContain('zt-session');
-      const get = await client().request(`${MGMT}/version`, { headers: { origin: 'https://console.example' } });
-      expect(get.headers.get('access-control-allow-origin')).toBe('https://console.example');
+      const get = await client().request(`${MGMT}/version`, { headers: { origin: own } });
+      expect(get.headers.get('access-control-allow-origin')).toBe(own);
+      const other = await client().request(`${MGMT}/version`, { headers: { origin: 'https://console.example' } });
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+      expect(other.headers.get('access-control-allow-credentials')).toBeNull();
       expect(get.headers.get('access-control-allow-credentials')).toBe('true');
     });
   });

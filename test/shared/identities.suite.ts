@@ -66,7 +66,7 @@ export function adminApi(client: () => TestClient): AdminApi {
       return { identityId, authenticatorId: reply.body.data.id, username, password };
     },
     login: (username, password, base = CLIENT) =>
-      client().request(`${base}/authenticate?method=password`, { body: { username, password }, headers: { 'x-forwarded-for': freshIp() } }),
+      client().request(`${base}/authenticate?method=password`, { body: { username, password }, headers: { 'cf-connecting-ip': freshIp() } }),
   };
   return api;
 }

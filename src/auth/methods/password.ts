@@ -1,6 +1,6 @@
 import { ApiError, messageError } from '../../errors.js';
 import { isDisabled } from '../../http/session.js';
-import { clearFailuresOnSuccess, countPasswordFailure } from '../lockout.js';
+import { clearFailuresOnSuccess, equaliseFailure, passwordCheckFailed, reservePasswordCheck, type LockoutSubject } from '../lockout.js';
 import { DUMMY_HASH, verifyPassword } from '../password.js';
 import { findPasswordLogin } from '../repo.js';
 import type { AuthAttempt, AuthMethod, PrimaryAuthResult } from './types.js';
@@ -8,7 +8,9 @@ import type { AuthAttempt, AuthMethod, PrimaryAuthResult } from './types.js';
 /**
  * Password (updb) authentication (reference auth-and-pki §2.3). An unknown username is verified against
  * a dummy hash, so it costs the same hashing time as a wrong password; every failure is the same 401.
- * The failed-attempt throttle answers 429 before any hashing is spent; the lockout counts in the store.
+ * The failed-attempt throttle answers 429 before any hashing is spent. Under a lockout policy the attempt
+ * is counted in the store before the hash (src/auth/lockout.ts); every other failure writes once after
+ * it, so all failures cost one write and one hash.
  */
 export const passwordMethod: AuthMethod = {
   name: 'password',
@@ -20,26 +22,30 @@ export const passwordMethod: AuthMethod = {
     throttle.check(address, username, deps.now());
 
     const found = await findPasswordLogin(deps.db, username);
+    const usable = found !== undefined && found.authPolicy !== null && !isDisabled(found.identity, deps.now()) && found.authPolicy.updbAllowed;
+    const subject: LockoutSubject | undefined = usable ? { authenticatorId: found.authenticator.id, identityId: found.identity.id, policy: found.authPolicy! } : undefined;
+    const reservation = subject ? await reservePasswordCheck(deps, subject, svc.requestId) : undefined;
+    if (reservation && !reservation.checked) {
+      // Over the limit: refused (and locked) without spending a hash on it.
+      throttle.failed(address, username, deps.now());
+      throw new ApiError('INVALID_AUTH');
+    }
     const valid = await verifyPassword(password, found?.authenticator.passwordHash ?? DUMMY_HASH);
-    const now = deps.now();
-    const usable = found !== undefined && found.authPolicy !== null && !isDisabled(found.identity, now) && found.authPolicy.updbAllowed;
-    if (!usable || !valid) {
-      throttle.failed(address, username, now);
-      // Only a wrong password for a usable login counts towards the lockout.
-      if (usable && !valid) {
-        await countPasswordFailure(deps, { authenticatorId: found.authenticator.id, identityId: found.identity.id, policy: found.authPolicy! }, svc.requestId);
-      }
+    if (!subject || !valid) {
+      throttle.failed(address, username, deps.now());
+      if (subject && reservation?.checked && reservation.attempt > 0) await passwordCheckFailed(deps, subject, reservation, svc.requestId);
+      else await equaliseFailure(deps);
       throw new ApiError('INVALID_AUTH');
     }
     throttle.succeeded(address, username);
     return {
-      identity: found.identity,
-      authPolicy: found.authPolicy!,
-      authenticatorId: found.authenticator.id,
+      identity: found!.identity,
+      authPolicy: found!.authPolicy!,
+      authenticatorId: subject.authenticatorId,
       isCertExtendable: false,
       improperClientCertChain: false,
-      hasVerifiedMfa: Boolean(found.hasVerifiedMfa),
-      statements: clearFailuresOnSuccess(deps.db, found.authenticator.id, found.failedCount),
+      hasVerifiedMfa: Boolean(found!.hasVerifiedMfa),
+      statements: clearFailuresOnSuccess(deps.db, subject.authenticatorId, reservation?.checked === true && reservation.attempt > 0),
     };
   },
 };

@@ -84,6 +84,8 @@ export const authenticators = sqliteTable(
   (t) => [
     uniqueIndex('authenticators_username_uq').on(t.username),
     uniqueIndex('authenticators_fingerprint_uq').on(t.certFingerprint),
+    // At most one password authenticator per identity, decided by the store under concurrent creates.
+    uniqueIndex('authenticators_identity_updb_uq').on(t.identityId).where(sql`method = 'updb'`),
     index('authenticators_identity_idx').on(t.identityId),
   ],
 );

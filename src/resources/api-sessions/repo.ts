@@ -1,4 +1,6 @@
-import { and, count, eq, gte, inArray, lt } from 'drizzle-orm';
+import { and, count, eq, getTableColumns, gte, inArray, lt, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { identityEnabledAt } from '../../auth/repo.js';
 import type { Db } from '../../db/client.js';
 import { apiSessions, identities } from '../../db/schema/index.js';
 import type { ResolvedListQuery } from '../../crud/list-query.js';
@@ -32,7 +34,37 @@ export async function deleteApiSession(db: Db, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** Deletes up to `max` sessions whose last activity is before `cutoff` (the serverless expiry enforcer). */
-export async function deleteExpiredSessions(db: Db, cutoff: number, max: number): Promise<void> {
-  await db.delete(apiSessions).where(inArray(apiSessions.id, db.select({ id: apiSessions.id }).from(apiSessions).where(lt(apiSessions.lastActivityAt, cutoff)).limit(max)));
+/**
+ * Deletes up to `max` sessions whose last activity is before `cutoff`, oldest first through the
+ * last-activity index; returns how many it deleted.
+ */
+export async function deleteExpiredSessions(db: Db, cutoff: number, max: number): Promise<number> {
+  const expired = db.select({ id: apiSessions.id }).from(apiSessions).where(lt(apiSessions.lastActivityAt, cutoff)).orderBy(apiSessions.lastActivityAt).limit(max);
+  const rows = await db.delete(apiSessions).where(inArray(apiSessions.id, expired)).returning({ id: apiSessions.id });
+  return rows.length;
+}
+
+type ApiSessionInsert = typeof apiSessions.$inferSelect;
+
+/**
+ * The session insert of a login, conditional on its identity being enabled at `now`: an
+ * `INSERT ... SELECT ... WHERE EXISTS (enabled identity)`, so that a login racing a disable or a lockout
+ * keeps no session whichever commits first (the disable deletes sessions that were inserted before it).
+ */
+export function insertApiSessionWhileEnabled(db: Db, row: ApiSessionInsert, now: number): BatchItem<'sqlite'> {
+  const values = Object.entries(getTableColumns(apiSessions)).map(([key, column]) => sql.param((row as Record<string, unknown>)[key] ?? null, column));
+  return db
+    .insert(apiSessions)
+    .select(sql`SELECT ${sql.join(values, sql`, `)} WHERE ${identityEnabledAt(row.identityId, now)}`)
+    .returning({ id: apiSessions.id });
+}
+
+/**
+ * Runs a login's batch: the conditional session insert first, then the statements that go with it.
+ * Returns whether the session was created (false: the identity was disabled when the batch ran).
+ */
+export async function createApiSession(db: Db, row: ApiSessionInsert, now: number, statements: BatchItem<'sqlite'>[]): Promise<boolean> {
+  const batch = db as unknown as { batch(items: BatchItem<'sqlite'>[]): Promise<unknown[]> };
+  const [inserted] = await batch.batch([insertApiSessionWhileEnabled(db, row, now), ...statements]);
+  return Array.isArray(inserted) && inserted.length > 0;
 }

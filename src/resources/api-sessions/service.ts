@@ -35,14 +35,21 @@ export async function logout(deps: Deps, id: string): Promise<void> {
   await deleteApiSession(deps.db, id);
 }
 
-/** How often, per instance, expired sessions are swept, and how many per sweep. */
-export const SWEEP_INTERVAL_MS = 60_000;
-export const SWEEP_BATCH = 500;
+/**
+ * How often, per instance, expired sessions are swept (the controller's enforcer runs every 5 s), and how:
+ * chunks of SWEEP_CHUNK rows, repeated while a chunk comes back full, at most SWEEP_MAX_CHUNKS per sweep.
+ * One sweep clears 10,000 rows, so sweeping keeps up with any login rate up to 2,000 a second; a backlog
+ * beyond that is worked off over the next sweeps. Each chunk is its own short write, so a sweep never
+ * holds the store for long.
+ */
+export const SWEEP_INTERVAL_MS = 5_000;
+export const SWEEP_CHUNK = 500;
+export const SWEEP_MAX_CHUNKS = 20;
 const lastSweep = new WeakMap<object, number>();
 
 /**
  * The controller deletes expired sessions in a background enforcer; a serverless instance has no
- * background, so logins trigger a bounded sweep at most once a minute per instance, after the response.
+ * background, so logins trigger a sweep at most every SWEEP_INTERVAL_MS per instance, after the response.
  * Expired sessions are already unusable and unlisted whether swept or not.
  */
 export function sweepExpiredSessions(deps: Deps, defer: (p: Promise<unknown>) => void): void {
@@ -50,5 +57,15 @@ export function sweepExpiredSessions(deps: Deps, defer: (p: Promise<unknown>) =>
   const last = lastSweep.get(deps);
   if (last !== undefined && now - last < SWEEP_INTERVAL_MS) return;
   lastSweep.set(deps, now);
-  defer(deleteExpiredSessions(deps.db, liveSince(deps), SWEEP_BATCH));
+  defer(sweep(deps, liveSince(deps)));
+}
+
+async function sweep(deps: Deps, cutoff: number): Promise<number> {
+  let total = 0;
+  for (let chunk = 0; chunk < SWEEP_MAX_CHUNKS; chunk++) {
+    const deleted = await deleteExpiredSessions(deps.db, cutoff, SWEEP_CHUNK);
+    total += deleted;
+    if (deleted < SWEEP_CHUNK) break;
+  }
+  return total;
 }

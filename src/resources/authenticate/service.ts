@@ -1,13 +1,13 @@
 import { NO_CONFIG_TYPES, resolveConfigTypes } from '../../auth/config-types.js';
 import { authMethods, type AuthenticateBody } from '../../auth/methods/index.js';
 import { authGuards } from '../../auth/rate-limit.js';
-import { atomic } from '../../db/client.js';
 import { ApiError } from '../../errors.js';
 import type { ClientCertificate, ServiceContext } from '../../deps.js';
 import type { ApiSessionRow, AuthPolicyRow, IdentityRow } from '../../http/session.js';
 import { cuid, uuid } from '../../lib/ids.js';
 import { sweepExpiredSessions } from '../api-sessions/service.js';
-import { insertApiSession, updateIdentityClientInfo } from './repo.js';
+import { createApiSession } from '../api-sessions/repo.js';
+import { updateIdentityClientInfo } from './repo.js';
 
 const ENV_FIELDS = ['arch', 'os', 'osRelease', 'osVersion', 'domain', 'hostname'] as const;
 const SDK_FIELDS = ['appId', 'appVersion', 'branch', 'revision', 'type', 'version'] as const;
@@ -63,7 +63,7 @@ export async function authenticate(
       improperClientCertChain: result.improperClientCertChain,
       lastActivityAt: now,
     };
-    const statements = [insertApiSession(deps.db, apiSession), ...result.statements];
+    const statements = [...result.statements];
     let identity = result.identity;
     // Replaced as a whole, and only when different: most logins write nothing but the session (§1.10).
     const envInfo = normaliseInfo(body?.envInfo, ENV_FIELDS) ?? identity.envInfo;
@@ -72,7 +72,8 @@ export async function authenticate(
       statements.push(updateIdentityClientInfo(deps.db, identity.id, { envInfo, sdkInfo }, now));
       identity = { ...identity, envInfo, sdkInfo, updatedAt: now };
     }
-    await atomic(deps.db, statements);
+    // The session exists only if the identity was still enabled when the batch ran (a racing disable or lockout wins).
+    if (!(await createApiSession(deps.db, apiSession, now, statements))) throw new ApiError('INVALID_AUTH');
     sweepExpiredSessions(deps, svc.defer);
     return { apiSession, identity, authPolicy: result.authPolicy };
   });

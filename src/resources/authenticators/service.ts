@@ -1,11 +1,12 @@
 import { hashPassword } from '../../auth/password.js';
-import { findEntity, resourceService } from '../../crud/service.js';
-import { ApiError, fieldError } from '../../errors.js';
+import { findEntity, resourceService, type ResourceService } from '../../crud/service.js';
+import { ApiError, fieldError, notFound } from '../../errors.js';
 import type { AuthenticatorCreate, AuthenticatorPatch } from '../../generated/management-types.js';
+import { assertUsername } from '../../lib/limits.js';
 import { identityEntity } from '../identities/entity.js';
 import { authenticatorEntity } from './entity.js';
 import { renderAuthenticator } from './mapper.js';
-import { authenticatorCascade, authenticatorExtras, countIdentityMethod, passwordChangedStatements } from './repo.js';
+import { authenticatorCascade, authenticatorExtras, countIdentityMethod, insertAuthenticator, missingIdentity, passwordChangedStatements, secondUpdb } from './repo.js';
 
 export const USERNAME_MIN = 4;
 export const USERNAME_MAX = 100;
@@ -18,6 +19,7 @@ function checkUsername(username: unknown): string {
   const n = [...username].length;
   if (n < USERNAME_MIN) throw fieldError('username', `username in body should be at least ${USERNAME_MIN} chars long`, username);
   if (n > USERNAME_MAX) throw fieldError('username', `username in body should be at most ${USERNAME_MAX} chars long`, username);
+  assertUsername(username);
   return username;
 }
 
@@ -35,7 +37,7 @@ function checkPassword(password: unknown): string {
  * are hashed with a fresh salt on every set; an admin does not need the current password and is not held
  * to the auth policy's complexity rules (those apply to passwords an identity chooses itself).
  */
-export const authenticatorService = resourceService(authenticatorEntity, {
+const service = resourceService(authenticatorEntity, {
   extras: () => authenticatorExtras(),
   render: (r) => renderAuthenticator(r.row, r.identityName ?? ''),
   create: {
@@ -52,6 +54,7 @@ export const authenticatorService = resourceService(authenticatorEntity, {
       if ((await countIdentityMethod(deps.db, identity.id, 'updb')) > 0) throw new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED');
       Object.assign(values, { identityId: identity.id, method: 'updb', username, passwordHash: await hashPassword(password) });
     },
+    insert: (deps, row) => insertAuthenticator(deps.db, row),
   },
   update: {
     async check(_deps, values, existing, body: AuthenticatorPatch) {
@@ -69,3 +72,20 @@ export const authenticatorService = resourceService(authenticatorEntity, {
     cascade: (deps, existing) => authenticatorCascade(deps.db, existing.id),
   },
 });
+
+/**
+ * The store decides the races the checks above cannot: a second password authenticator created at the
+ * same time (the partial unique index) is 409, an identity deleted meanwhile (the conditional insert) 404.
+ */
+export const authenticatorService: ResourceService<ReturnType<typeof renderAuthenticator>, AuthenticatorCreate, AuthenticatorPatch> = {
+  ...service,
+  async create(deps, body) {
+    try {
+      return await service.create(deps, body);
+    } catch (e) {
+      if (secondUpdb(e)) throw new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED');
+      if (missingIdentity(e)) throw notFound('identity', body.identityId);
+      throw e;
+    }
+  },
+};

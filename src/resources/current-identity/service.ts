@@ -8,6 +8,7 @@ import { listMeta, resolveListQuery, type ListQueryParams } from '../../crud/lis
 import type { Deps, ServiceContext } from '../../deps.js';
 import type { AuthenticatorUpdateWithCurrent, AuthenticatorPatchWithCurrent } from '../../generated/management-types.js';
 import type { RequestSession } from '../../http/session.js';
+import { assertUsername } from '../../lib/limits.js';
 import { authenticatorFields } from '../authenticators/entity.js';
 import { renderIdentity, type IdentityExtras } from '../identities/mapper.js';
 import { renderOwnAuthenticator } from './mapper.js';
@@ -91,6 +92,7 @@ export async function updateOwnAuthenticator(
       changes.passwordHash = await hashPassword(password);
     }
     if (username !== undefined && username !== authenticator.username) {
+      assertUsername(username);
       if (await usernameTaken(deps.db, username, authenticator.id)) throw usernameInUse(username);
       changes.username = username;
     }

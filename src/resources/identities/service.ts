@@ -3,6 +3,7 @@ import { findEntity, listRelated, resourceService, type ListResult } from '../..
 import type { Deps } from '../../deps.js';
 import { fieldError, messageError, notFound } from '../../errors.js';
 import type { IdentityCreate, IdentityPatch } from '../../generated/management-types.js';
+import { assertOptionalName } from '../../lib/limits.js';
 import { authenticatorEntity } from '../authenticators/entity.js';
 import { renderAuthenticator } from '../authenticators/mapper.js';
 import { authenticatorExtras, authenticatorsOfIdentity } from '../authenticators/repo.js';
@@ -65,12 +66,14 @@ export const identityService = resourceService(identityEntity, {
     // The requested type is ignored: every identity created through the API is of type Default (§8.1).
     // `enrollment` is accepted and not acted upon until enrolments exist (docs/api-conventions.md).
     async check(deps, values, _body: IdentityCreate) {
+      assertOptionalName(values.externalId, 'externalId');
       values.typeId = 'Default';
       await checkReferences(deps, values);
     },
   },
   update: {
     async check(deps, values, existing, body: IdentityPatch) {
+      assertOptionalName(values.externalId, 'externalId');
       typeOnUpdate(values, existing, body?.type);
       await checkReferences(deps, values);
     },

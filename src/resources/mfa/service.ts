@@ -1,4 +1,4 @@
-import { countSecondFactorFailure } from '../../auth/lockout.js';
+import { passwordCheckFailed, reservePasswordCheck, secondFactorSubject } from '../../auth/lockout.js';
 import { findAuthPolicy, mfaAttemptKey } from '../../auth/repo.js';
 import { authGuards } from '../../auth/rate-limit.js';
 import type { Config } from '../../config.js';
@@ -137,11 +137,17 @@ async function checkSecondFactor(svc: ServiceContext, caller: RequestSession, m:
   const address = svc.clientAddress();
   const throttleKey = mfaAttemptKey(caller.identity.id);
   throttle.check(address, throttleKey, deps.now());
+  // Counted before the check, like a password (ADR 0005): parallel guesses cannot outrun the limit.
+  const policy = await findAuthPolicy(deps.db, caller.identity.authPolicyId);
+  if (!policy) throw new ApiError('UNAUTHORIZED');
+  const subject = secondFactorSubject(caller.identity.id, policy);
+  const reservation = await reservePasswordCheck(deps, subject, svc.requestId);
+  // The limit is used up: the identity is now locked and this session ended.
+  if (!reservation.checked) throw invalidToken();
   const match = await matchCode(svc, m, code, recoveryAllowed);
   if (!match) {
     throttle.failed(address, throttleKey, deps.now());
-    const policy = await findAuthPolicy(deps.db, caller.identity.authPolicyId);
-    if (policy) await countSecondFactorFailure(deps, { identityId: caller.identity.id, policy }, svc.requestId);
+    await passwordCheckFailed(deps, subject, reservation, svc.requestId);
     throw invalidToken();
   }
   throttle.succeeded(address, throttleKey);

@@ -1,18 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { encodeValues, validateMap, validateRoleAttributes, writeValues, type Props } from '../../src/crud/props.js';
 import { uniqueViolation } from '../../src/crud/repo.js';
 import { ApiError } from '../../src/errors.js';
-import { createNodeTestApp, type NodeTestApp } from '../helpers/node-app.js';
-import { crudSuite } from '../shared/crud.suite.js';
-
-let t: NodeTestApp;
-beforeAll(async () => {
-  t = await createNodeTestApp();
-});
-afterAll(() => t?.close());
-
-crudSuite(() => t.client, () => t.deps.db);
 
 function thrown(fn: () => unknown): ApiError {
   try {

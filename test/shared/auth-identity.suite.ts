@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, CLIENT, MGMT, type Reply, type TestClient } from '../helpers/client.js';
+import { ADMIN_PASSWORD, CLIENT, MGMT, type Reply } from '../helpers/client.js';
 import { conformance } from '../helpers/spec-schemas.js';
-import { unique, type AuthFixtures } from './auth-fixtures.js';
+import { storeFixtures, unique, type AuthFixtures } from './auth-fixtures.js';
+import type { SuiteContext } from './suite.js';
 
 let ipCounter = 0;
 /** A distinct documentation-range address per test, so the failed-attempt throttle never couples tests. */
@@ -15,7 +16,8 @@ function freshIp(): string {
  * changes, disabled identities, lockout, partial sessions, the failed-attempt throttle and the management
  * API-session endpoints: on Node and on workerd.
  */
-export function authIdentitySuite(client: () => TestClient, fixtures: () => AuthFixtures) {
+export default function authIdentitySuite({ client, db }: SuiteContext): void {
+  const fixtures = (): AuthFixtures => storeFixtures(db());
   const login = (username: string, password: string, api = CLIENT, ip = freshIp()): Promise<Reply> =>
     client().request(`${api}/authenticate?method=password`, { body: { username, password }, headers: { 'cf-connecting-ip': ip } });
 

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, ADMIN_USERNAME, CLIENT, MGMT, type TestClient } from '../helpers/client.js';
+import { ADMIN_PASSWORD, ADMIN_USERNAME, CLIENT, MGMT } from '../helpers/client.js';
 import { conformance } from '../helpers/spec-schemas.js';
+import type { SuiteContext } from './suite.js';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** Password login of the default admin, the current API session and identity, logout: on Node and on workerd. */
-export function authLoginSuite(client: () => TestClient) {
+export default function authLoginSuite({ client }: SuiteContext): void {
   describe('password authentication', () => {
     it('logs the admin in on both APIs and returns the session in body and headers', async () => {
       for (const api of [CLIENT, MGMT]) {
@@ -173,3 +174,6 @@ export function authLoginSuite(client: () => TestClient) {
     });
   });
 }
+
+/** Passwords this suite sends: they must never come back in a reply or a log line. */
+export const secrets = ['first-Passw0rd!', 'second-Passw0rd!', 'wrong-password', 'not-the-password', 'Much-Better-Passw0rd', 'new-password-1', 'guess-number-', 'another-pass'];

@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/client.js';
 import { entityRepo, writeBatch } from '../../src/crud/repo.js';
 import { ApiError } from '../../src/errors.js';
 import { identityEntity } from '../../src/resources/identities/entity.js';
-import type { TestClient } from '../helpers/client.js';
 import { adminApi, uniqueName } from './identities.suite.js';
+import type { SuiteContext } from './suite.js';
 
 /**
  * The generic CRUD helpers against the real store of each runtime (libSQL on Node, D1 in workerd): unique
  * violations raised by the index (each driver words them differently) become the API's 400.
  */
-export function crudSuite(client: () => TestClient, db: () => Db) {
+export default function crudSuite({ client, db }: SuiteContext): void {
   const admin = adminApi(client);
 
   describe('crud helpers on the store', () => {

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { CLIENT, MGMT, type TestClient } from '../helpers/client.js';
+import { CLIENT, MGMT } from '../helpers/client.js';
+import type { SuiteContext } from './suite.js';
 
 const ERROR_META = { apiEnrollmentVersion: '0.0.1', apiVersion: '0.0.1' };
 
@@ -15,7 +16,7 @@ function expectError(reply: { status: number; body: any }, status: number, code:
 }
 
 /** Discovery and the envelope rules, run unchanged on Node and on workerd. */
-export function foundationSuite(client: () => TestClient) {
+export default function foundationSuite({ client }: SuiteContext): void {
   describe('discovery', () => {
     it('serves the version document on both APIs, at the root and on the bare base paths', async () => {
       for (const path of [`${CLIENT}/version`, `${MGMT}/version`, '/version', '/', CLIENT, MGMT, `${MGMT}/`, '/edge/v1/version']) {

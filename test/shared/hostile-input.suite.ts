@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT, MGMT, type Reply, type TestClient } from '../helpers/client.js';
+import { CLIENT, MGMT, type Reply } from '../helpers/client.js';
+import type { SuiteContext } from './suite.js';
 
 function expect4xxEnvelope(reply: Reply, maxBytes = 2048): void {
   expect(reply.status, reply.text.slice(0, 300)).toBeGreaterThanOrEqual(400);
@@ -10,7 +11,7 @@ function expect4xxEnvelope(reply: Reply, maxBytes = 2048): void {
 }
 
 /** Hostile bodies (issue 10): deep nesting, huge arrays, secrets in the wrong place, broken encodings. */
-export function hostileInputSuite(client: () => TestClient) {
+export default function hostileInputSuite({ client }: SuiteContext): void {
   let admin: string;
   beforeAll(async () => {
     admin = await client().login();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CLIENT, type TestClient } from '../helpers/client.js';
+import { CLIENT } from '../helpers/client.js';
 import { expectConforms } from '../helpers/conform.js';
 import { adminApi, expectError, expectFieldError, expectNotFound, uniqueName } from './identities.suite.js';
+import type { SuiteContext } from './suite.js';
 
 const SECRET_KEYS = /password|hash|salt/i;
 
@@ -19,7 +20,7 @@ function policyBody(overrides: { name?: string; updb?: Record<string, unknown>; 
 }
 
 /** Management authenticators (updb) and auth policies through the API as the admin: Node and workerd. */
-export function identitiesAuthSuite(client: () => TestClient) {
+export default function identitiesAuthSuite({ client }: SuiteContext): void {
   const admin = adminApi(client);
   const call = admin.call;
 

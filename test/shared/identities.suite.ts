@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT, MGMT, type Reply, type RequestOptions, type TestClient } from '../helpers/client.js';
 import { expectConforms } from '../helpers/conform.js';
+import type { SuiteContext } from './suite.js';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -72,7 +73,7 @@ export function adminApi(client: () => TestClient): AdminApi {
 }
 
 /** Management identities, identity types and role attributes through the API as the admin: Node and workerd. */
-export function identitiesSuite(client: () => TestClient) {
+export default function identitiesSuite({ client }: SuiteContext): void {
   const admin = adminApi(client);
   const call = admin.call;
 
@@ -470,3 +471,6 @@ export function identitiesSuite(client: () => TestClient) {
     });
   });
 }
+
+/** Passwords this suite sends: they must never come back in a reply or a log line. */
+export const secrets = ['first-Passw0rd!', 'pass-word-1', 'brand-new-pass', 'patched-pass'];

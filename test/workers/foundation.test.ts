@@ -1,5 +1,0 @@
-import { workerClient } from './helpers.js';
-import { foundationSuite } from '../shared/foundation.suite.js';
-
-const client = workerClient();
-foundationSuite(() => client);

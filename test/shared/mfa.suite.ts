@@ -11,6 +11,9 @@ import { TypedApi, type ClientOperations, type ManagementOperations } from '../h
 import { storeFixtures, unique } from './auth-fixtures.js';
 import type { Suite } from './suite.js';
 
+/** Passwords this suite uses: the Node collector checks that no reply or log line carries them. */
+export const secrets = ['mfa-Passw0rd!'];
+
 const MFA_QUERY = { typeId: 'MFA', provider: 'ziti', format: 'alphaNumeric', httpMethod: 'POST', httpUrl: './authenticate/mfa', minLength: 4, maxLength: 6, scopes: null };
 
 let ipCounter = 0;

@@ -1,19 +1,16 @@
-import qrcode from 'qrcode-generator';
+import { qrMatrix } from './qr.js';
 
 /**
  * The QR code of a provisioning URL as a PNG (reference auth-and-pki §4.1: 256×256, error correction M),
- * in pure JavaScript so that it runs on Workers: the matrix from qrcode-generator, the PNG written here
- * (8-bit greyscale, zlib-compressed by the platform's CompressionStream).
+ * in pure JavaScript so that it runs on Workers: the matrix from ./qr.ts, the PNG written here (8-bit
+ * greyscale, zlib-compressed by the platform's CompressionStream).
  */
 const SIZE = 256;
 const QUIET_ZONE = 4;
 
 export async function qrCodePng(text: string): Promise<Uint8Array> {
-  const qr = qrcode(0, 'M');
-  // Byte mode takes one character per byte: hand it the UTF-8 bytes so that any identity name encodes.
-  qr.addData(String.fromCharCode(...new TextEncoder().encode(text)), 'Byte');
-  qr.make();
-  const modules = qr.getModuleCount();
+  const matrix = qrMatrix(new TextEncoder().encode(text));
+  const modules = matrix.length;
   // Whole pixels per module (sharp edges for scanners), centred; the rest is extra quiet zone.
   const scale = Math.floor(SIZE / (modules + 2 * QUIET_ZONE));
   if (scale < 1) throw new Error('text too long for a 256-pixel QR code');
@@ -25,7 +22,7 @@ export async function qrCodePng(text: string): Promise<Uint8Array> {
     const row = Math.floor((y - offset) / scale);
     if (y < offset || row >= modules) continue;
     for (let m = 0; m < modules; m++) {
-      if (!qr.isDark(row, m)) continue;
+      if (!matrix[row][m]) continue;
       const start = y * (SIZE + 1) + 1 + offset + m * scale;
       raw.fill(0, start, start + scale);
     }

@@ -6,14 +6,19 @@ import { mergeHandlers, type ClientOperations, type ManagementOperations } from 
 import type { ApiDefinition } from './http/register.js';
 import { apiSessionHandlers } from './resources/api-sessions/handlers.js';
 import { authenticateHandlers } from './resources/authenticate/handlers.js';
+import { authenticatorLifecycleHandlers, certExtensionHandlers } from './resources/authenticator-lifecycle/handlers.js';
 import { authenticatorHandlers } from './resources/authenticators/handlers.js';
 import { authPolicyHandlers } from './resources/auth-policies/handlers.js';
 import { configTypeHandlers } from './resources/config-types/handlers.js';
 import { configHandlers } from './resources/configs/handlers.js';
+import { caHandlers } from './resources/cas/handlers.js';
 import { currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
 import { currentIdentityHandlers } from './resources/current-identity/handlers.js';
 import { discoveryHandlers } from './resources/discovery/handlers.js';
+import { enrollHandlers } from './resources/enroll/handlers.js';
+import { enrollmentHandlers } from './resources/enrollments/handlers.js';
 import { identityHandlers } from './resources/identities/handlers.js';
+import { sessionCertificateHandlers } from './resources/session-certificates/handlers.js';
 import { identityTypeHandlers } from './resources/identity-types/handlers.js';
 import { identityMfaHandlers, mfaHandlers } from './resources/mfa/handlers.js';
 
@@ -27,7 +32,16 @@ export const clientApi: ApiDefinition = {
   basePath: clientOps.basePath,
   operations: clientOps.operations,
   schemas: clientSchemas,
-  handlers: mergeHandlers<ClientOperations>()(discoveryHandlers.client, authenticateHandlers, currentApiSessionHandlers, currentIdentityHandlers, mfaHandlers),
+  handlers: mergeHandlers<ClientOperations>()(
+    discoveryHandlers.client,
+    authenticateHandlers,
+    currentApiSessionHandlers,
+    currentIdentityHandlers,
+    mfaHandlers,
+    certExtensionHandlers,
+    enrollHandlers,
+    sessionCertificateHandlers,
+  ),
 };
 
 export const managementApi: ApiDefinition = {
@@ -49,5 +63,9 @@ export const managementApi: ApiDefinition = {
     authPolicyHandlers,
     configTypeHandlers,
     configHandlers,
+    certExtensionHandlers,
+    enrollmentHandlers,
+    caHandlers,
+    authenticatorLifecycleHandlers,
   ),
 };

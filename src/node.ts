@@ -78,9 +78,21 @@ export async function openNodeStore(client: Client, queryLogger?: QueryLogger): 
   return db;
 }
 
+/** A TLS connection's client certificate never changes: it is read once per connection, not per request. */
+const peerChains = new WeakMap<TLSSocket, ClientCertificate | null>();
+
 function peerCertificate(incoming: IncomingMessage | undefined): ClientCertificate | undefined {
   const socket = incoming?.socket as TLSSocket | undefined;
   if (!socket || typeof socket.getPeerCertificate !== 'function') return undefined;
+  let chain = peerChains.get(socket);
+  if (chain === undefined) {
+    chain = readPeerChain(socket) ?? null;
+    peerChains.set(socket, chain);
+  }
+  return chain ?? undefined;
+}
+
+function readPeerChain(socket: TLSSocket): ClientCertificate | undefined {
   const leaf = socket.getPeerCertificate(true);
   if (!leaf || !leaf.raw) return undefined;
   const chainDer: Uint8Array[] = [];

@@ -58,6 +58,18 @@ interface TlsClientAuth {
   certFingerprintSHA1?: string;
 }
 
+/** base64 DER or PEM of one certificate, as a zone may forward it; undefined when it is neither. */
+function forwardedDer(value: string | null): Uint8Array | undefined {
+  if (!value) return undefined;
+  try {
+    const b64 = decodeURIComponent(value).replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
+    const bin = atob(b64);
+    return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
 export const runtime: Runtime = {
   deps(env) {
     depsPromise ??= init(env as Env).catch((e) => {
@@ -66,10 +78,20 @@ export const runtime: Runtime = {
     });
     return depsPromise;
   },
-  clientCertificate(request): ClientCertificate | undefined {
+  /**
+   * The platform's verdict on the TLS client certificate (hostname mTLS with the controller's root CA
+   * uploaded as the zone's CA, docs/pki.md): only a presented *and* verified certificate counts. The leaf
+   * itself is read from a forwarded header only when the operator names that header in
+   * ZITI_CLIENT_CERT_HEADER, and the certificate login then requires the forwarded leaf to be the very
+   * certificate the platform verified (same SHA-1), so a client cannot substitute one.
+   */
+  clientCertificate(request, env): ClientCertificate | undefined {
     const tls = (request as Request & { cf?: { tlsClientAuth?: TlsClientAuth } }).cf?.tlsClientAuth;
-    if (tls?.certPresented !== '1' || !tls.certFingerprintSHA1) return undefined;
-    return { chainDer: [], fingerprintSha1: tls.certFingerprintSHA1.toLowerCase() };
+    if (tls?.certPresented !== '1' || tls.certVerified !== 'SUCCESS' || !tls.certFingerprintSHA1) return undefined;
+    const fingerprintSha1 = tls.certFingerprintSHA1.toLowerCase();
+    const header = typeof (env as Env | undefined)?.ZITI_CLIENT_CERT_HEADER === 'string' ? ((env as Env).ZITI_CLIENT_CERT_HEADER as string).trim() : '';
+    const der = header ? forwardedDer(request.headers.get(header)) : undefined;
+    return { chainDer: der ? [der] : [], fingerprintSha1 };
   },
   waitUntil(promise, executionCtx) {
     const ctx = executionCtx as ExecutionContext | undefined;

@@ -62,6 +62,8 @@ interface BaseContext<Op extends OperationTypes> {
    * declare them: the controller honours them on every list, related-entity lists included.
    */
   list: ListQueryParams;
+  /** Any request header (content negotiation); prefer the typed `headers` for the ones the spec declares. */
+  requestHeader(name: string): string | undefined;
   /** Header parameters the operation declares. */
   headers: Op['headers'];
   /** The validated JSON body; undefined when the operation has none, or none was sent to an optional one. */

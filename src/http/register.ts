@@ -145,6 +145,7 @@ async function run(
     params,
     query,
     list: listParams(url.searchParams),
+    requestHeader: (name: string) => c.req.header(name),
     headers,
     body,
     rawBody,

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors.js';
 import { sha1Hex } from '../lib/encoding.js';
 import { randomSerial } from './serial.js';
+import { keyPolicyViolation, MAX_PEM_BYTES } from './key-policy.js';
 import type { CertAndKey, CertificateProfile, IssuedCertificate } from './types.js';
 import { x509 } from './x509.js';
 
@@ -17,6 +18,7 @@ function csrError(message: string): ApiError {
  * line ending after it; the CSR's own signature must verify.
  */
 export async function parseCsr(pem: string): Promise<x509.Pkcs10CertificateRequest> {
+  if (pem.length > MAX_PEM_BYTES) throw csrError(`CSR larger than ${MAX_PEM_BYTES} bytes`);
   const start = pem.indexOf(BEGIN);
   const end = pem.indexOf(END);
   if (start < 0 || end < start) throw csrError('could not decode CSR PEM');
@@ -35,6 +37,8 @@ export async function parseCsr(pem: string): Promise<x509.Pkcs10CertificateReque
     valid = false;
   }
   if (!valid) throw csrError('CSR signature is invalid');
+  const weak = keyPolicyViolation(csr.publicKey, csr.signatureAlgorithm as unknown as { name: string });
+  if (weak) throw csrError(weak);
   return csr;
 }
 

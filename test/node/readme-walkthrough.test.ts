@@ -111,11 +111,13 @@ describe('the README walkthrough', () => {
     expect(json[0].data).toMatchObject({ name: 'Default Admin', isAdmin: true, isDefaultAdmin: true });
   });
 
-  it('4: creates the identity, and says honestly that enrollment answers 501', () => {
+  it('4: creates the identity with a one-time-token enrollment whose JWT a device can enroll with', () => {
     const [created, enrollments] = split(steps[3]).json;
     expect(created.data.id).toMatch(/^[0-9A-Za-z._-]+$/);
     expect(created.data._links.self.href).toBe(`./identities/${created.data.id}`);
-    expect(enrollments.error.code).toBe('NOT_IMPLEMENTED');
+    const ott = enrollments.data.find((e: { identityId: string }) => e.identityId === created.data.id);
+    expect(ott).toMatchObject({ method: 'ott', identityId: created.data.id });
+    expect(ott.jwt.split('.')).toHaveLength(3);
   });
 
   it('5: lists it with a filter', () => {

@@ -122,7 +122,7 @@ export default function foundationSuite({ client }: SuiteContext): void {
     });
 
     it('answers unimplemented operations with 501 in the envelope', async () => {
-      const reply = await client().request(`${CLIENT}/enroll/challenge`, { body: { nonce: crypto.randomUUID(), keyId: 'x' } });
+      const reply = await client().request(`${CLIENT}/enroll/erott`, { body: { token: crypto.randomUUID(), clientCsr: 'x', serverCsr: 'y' } });
       expectError(reply, 501, 'NOT_IMPLEMENTED');
     });
 

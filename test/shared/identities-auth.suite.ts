@@ -62,7 +62,8 @@ export default function identitiesAuthSuite({ client }: SuiteContext): void {
       const body = (extra: Record<string, unknown>) => ({ body: { method: 'updb', identityId, username: uniqueName('v'), password: 'long-enough', ...extra } });
       expectNotFound(await call('/authenticators', body({ identityId: 'no-such-identity' })), 'identity', 'no-such-identity');
       expectFieldError(await call('/authenticators', body({ method: 'magic' })), 400, 'method');
-      expectFieldError(await call('/authenticators', body({ method: 'cert', certPem: 'x' })), 400, 'method');
+      // A cert authenticator needs exactly one certificate (docs/enrollment.md).
+      expectError(await call('/authenticators', body({ method: 'cert', certPem: 'x' })), 400, 'COULD_NOT_PARSE_PEM_BLOCK');
       expectFieldError(await call('/authenticators', body({ username: 'abc' })), 400, 'username', /at least 4/);
       expectFieldError(await call('/authenticators', body({ username: 'u'.repeat(101) })), 400, 'username', /at most 100/);
       expectFieldError(await call('/authenticators', body({ username: undefined })), 400, 'username');

@@ -92,7 +92,7 @@ export default function identitiesSuite({ client }: SuiteContext): void {
             externalId: `ext-${name}`,
             defaultHostingCost: 7,
             defaultHostingPrecedence: 'required',
-            // Accepted, not acted upon until enrolments exist.
+            // Makes an ott enrollment (test/shared/enrollments.suite.ts checks it).
             enrollment: { ott: true },
           },
         }),

@@ -19,6 +19,8 @@ export default defineProject(async () => {
             ADMIN_USERNAME: 'admin',
             ADMIN_PASSWORD: 'admin-password-for-tests',
             ZITI_API_ADDRESS: 'localhost:1280',
+            // The zone forwards the verified client leaf in this header (src/worker.ts).
+            ZITI_CLIENT_CERT_HEADER: 'x-client-cert-der',
           },
         },
       }),

@@ -1,3 +1,4 @@
+import { certMethod } from './cert.js';
 import { passwordMethod } from './password.js';
 import type { AuthMethod } from './types.js';
 import { unsupportedMethod } from './unsupported.js';
@@ -7,7 +8,7 @@ import { unsupportedMethod } from './unsupported.js';
  * one module implementing `AuthMethod`; `cert` and `ext-jwt` replace their placeholders here.
  */
 export const authMethods: ReadonlyMap<string, AuthMethod> = new Map(
-  [passwordMethod, unsupportedMethod('cert'), unsupportedMethod('ext-jwt')].map((m) => [m.name, m]),
+  [passwordMethod, certMethod, unsupportedMethod('ext-jwt')].map((m) => [m.name, m]),
 );
 
 export type { AuthMethod, AuthenticateBody } from './types.js';

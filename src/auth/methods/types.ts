@@ -18,10 +18,15 @@ export interface AuthAttempt {
   throttle: FailureThrottle;
 }
 
+/** What a login needs of the identity (methods may read no more than this on their hot path). */
+export type LoginIdentity = Pick<IdentityRow, 'id' | 'name' | 'envInfo' | 'sdkInfo' | 'disabledAt' | 'disabledUntil' | 'updatedAt'>;
+/** What a login needs of the auth policy to build the session and its auth queries. */
+export type LoginPolicy = Pick<AuthPolicyRow, 'id' | 'requireTotp' | 'requireExtJwtSigner'>;
+
 /** The outcome of a primary authentication method: who logged in, with which authenticator. */
 export interface PrimaryAuthResult {
-  identity: IdentityRow;
-  authPolicy: AuthPolicyRow;
+  identity: LoginIdentity;
+  authPolicy: LoginPolicy;
   /** The authenticator id, `internal` (third-party CA) or `extJwtId:<signer>` (reference §1.5). */
   authenticatorId: string;
   isCertExtendable: boolean;
@@ -30,6 +35,10 @@ export interface PrimaryAuthResult {
   hasVerifiedMfa: boolean;
   /** Statements to run in the session-creation batch (e.g. clearing failed attempts). */
   statements: BatchItem<'sqlite'>[];
+  /** Extension flags of the cert authenticator used (reference §1.8), omitted when false. */
+  certExtension?: { isCertExtendRequested?: true; isCertKeyRollRequested?: true };
+  /** Statements that need the new session's id, in the same batch (the cert login's session certificate). */
+  sessionStatements?(apiSessionId: string): BatchItem<'sqlite'>[];
 }
 
 /**

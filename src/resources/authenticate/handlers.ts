@@ -6,15 +6,17 @@ import { authenticate } from './service.js';
 export const authenticateHandlers = handlers<SharedOperations>()({
   /** `POST /authenticate` on both APIs: the new session in the body and in `zt-session`. */
   async authenticate({ svc, query, body, clientCertificate, reply }) {
-    const { apiSession, identity, authPolicy } = await authenticate(svc, { method: query.method, body, clientCertificate });
+    const { apiSession, identity, authPolicy, certExtension: flags } = await authenticate(svc, { method: query.method, body, clientCertificate });
     const timeout = svc.deps.config.sessionTimeoutSeconds;
-    const data = renderCurrentApiSession(apiSession, identity.name, authPolicy, timeout);
-    return reply.raw(
-      json({ data, meta: {} }, 200, {
-        'zt-session': apiSession.token,
-        'expiration-seconds': String(timeout),
-        'expires-at': data.expiresAt,
-      }),
-    );
+    const data = { ...renderCurrentApiSession(apiSession, identity.name, authPolicy, timeout), ...flags };
+    const response = json({ data, meta: {} }, 200, {
+      'zt-session': apiSession.token,
+      'expiration-seconds': String(timeout),
+      'expires-at': data.expiresAt,
+    });
+    // The controller sends this header once per flag under the same name (reference §1.3 quirk).
+    if (flags.isCertExtendRequested) response.headers.append('ziti-authenticator-extend-requested', 'true');
+    if (flags.isCertKeyRollRequested) response.headers.append('ziti-authenticator-extend-requested', 'true');
+    return reply.raw(response);
   },
 });

@@ -1,5 +1,6 @@
 import { NO_CONFIG_TYPES, resolveConfigTypes } from '../../auth/config-types.js';
 import { authMethods, type AuthenticateBody } from '../../auth/methods/index.js';
+import type { LoginIdentity, LoginPolicy } from '../../auth/methods/types.js';
 import { authGuards } from '../../auth/rate-limit.js';
 import { ApiError } from '../../errors.js';
 import type { ClientCertificate, ServiceContext } from '../../deps.js';
@@ -20,8 +21,10 @@ function normaliseInfo(info: Readonly<Record<string, string | null | undefined>>
 
 export interface AuthenticateResult {
   apiSession: ApiSessionRow;
-  identity: IdentityRow;
-  authPolicy: AuthPolicyRow;
+  identity: LoginIdentity;
+  authPolicy: LoginPolicy;
+  /** The session's extension request flags (reference §1.8), known from the login itself. */
+  certExtension: { isCertExtendRequested?: true; isCertKeyRollRequested?: true };
 }
 
 /**
@@ -63,7 +66,7 @@ export async function authenticate(
       improperClientCertChain: result.improperClientCertChain,
       lastActivityAt: now,
     };
-    const statements = [...result.statements];
+    const statements = [...result.statements, ...(result.sessionStatements?.(apiSession.id) ?? [])];
     let identity = result.identity;
     // Replaced as a whole, and only when different: most logins write nothing but the session (§1.10).
     const envInfo = normaliseInfo(body?.envInfo, ENV_FIELDS) ?? identity.envInfo;
@@ -75,6 +78,6 @@ export async function authenticate(
     // The session exists only if the identity was still enabled when the batch ran (a racing disable or lockout wins).
     if (!(await createApiSession(deps.db, apiSession, now, statements))) throw new ApiError('INVALID_AUTH');
     sweepExpiredSessions(deps, svc.defer);
-    return { apiSession, identity, authPolicy: result.authPolicy };
+    return { apiSession, identity, authPolicy: result.authPolicy, certExtension: result.certExtension ?? {} };
   });
 }

@@ -37,6 +37,9 @@ export const authenticatorEntity = defineEntity<AuthenticatorCreate>()({
   fields: authenticatorFields,
   props: {},
   // Usernames are globally unique (reference auth-and-pki §2.2 quirk: the controller does not enforce it).
-  unique: [{ column: 'username', field: 'username' }],
+  unique: [
+    { column: 'username', field: 'username' },
+    { column: 'certFingerprint', field: 'certPem' },
+  ],
   newId: shortId,
 });

@@ -48,6 +48,11 @@ export function passwordChangedStatements(db: Db, authenticatorId: string): Stat
   return [resetFailures(db, authenticatorId)];
 }
 
+/** Deletes one authenticator (a statement for a batch that also writes what replaces it). */
+export function removeAuthenticator(db: Db, id: string): Statement {
+  return db.delete(authenticators).where(eq(authenticators.id, id));
+}
+
 /** What goes with a deleted authenticator: the API sessions created with it and its failed-attempt row. */
 export function authenticatorCascade(db: Db, authenticatorId: string): Statement[] {
   return [db.delete(apiSessions).where(eq(apiSessions.authenticatorId, authenticatorId)), resetFailures(db, authenticatorId)];

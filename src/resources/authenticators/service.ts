@@ -1,5 +1,6 @@
 import { hashPassword } from '../../auth/password.js';
 import { findEntity, resourceService, type ResourceService } from '../../crud/service.js';
+import { registeredCertificate } from '../../enrollment/register-cert.js';
 import { ApiError, fieldError, notFound } from '../../errors.js';
 import type { AuthenticatorCreate, AuthenticatorPatch } from '../../generated/management-types.js';
 import { assertUsername } from '../../lib/limits.js';
@@ -45,8 +46,9 @@ const service = resourceService(authenticatorEntity, {
       const { row: identity } = await findEntity(deps, identityEntity, body.identityId);
       if (identity.typeId === 'Router') throw fieldError('identityId', 'authenticators cannot be created for router identities', body.identityId);
       if (body.method === 'cert') {
-        // Certificates must chain to a verified third-party CA, and CAs do not exist yet.
-        throw fieldError('method', 'cert authenticators cannot be created by this controller yet', body.method);
+        if ((await countIdentityMethod(deps.db, identity.id, 'cert')) > 0) throw new ApiError('MAX_AUTHENTICATOR_METHODS_REACHED');
+        Object.assign(values, { identityId: identity.id, method: 'cert', ...(await registeredCertificate(deps, body.certPem)) });
+        return;
       }
       if (body.method !== 'updb') throw fieldError('method', 'method in body should be one of [updb cert]', body.method);
       const username = checkUsername(body.username);

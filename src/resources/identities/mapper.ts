@@ -77,7 +77,18 @@ export function extrasFromSelected(selected: IdentityExtraValues, authPolicyId: 
     hasApiSession: Boolean(selected.hasApiSession),
     isMfaEnabled: Boolean(selected.isMfaEnabled),
     authPolicyName: selected.authPolicyName ?? authPolicyId,
-    // Enrolments do not exist yet, so none is outstanding.
-    enrollment: {},
+    // Pending enrollments with their JWT still sealed; the service opens them (openEnrollmentMaps).
+    enrollment: enrollmentMap(selected.enrollmentSummary),
   };
+}
+
+/** The detail's `enrollment` map (reference auth-and-pki §5.1): `ott`/`ottca`/`updb` = `{id, token, jwt, expiresAt}`. */
+function enrollmentMap(summary: string | null): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const e of readJson<{ id: string; method: string; caId: string | null; caName: string | null; expiresAt: number; jwt: string }[]>(summary, [])) {
+    const entry: Record<string, unknown> = { id: e.id, token: '', jwt: e.jwt, expiresAt: iso(e.expiresAt) };
+    if (e.method === 'ottca' && e.caId) Object.assign(entry, { caId: e.caId, ca: entityRef('cas', e.caId, e.caName ?? '') });
+    out[e.method] = entry;
+  }
+  return out;
 }

@@ -5,6 +5,8 @@ import { atomic, type Db } from '../../db/client.js';
 import { apiSessions, authenticators, authPolicies, identities, mfas } from '../../db/schema/index.js';
 import { compileRoleFilter, type ResolvedListQuery } from '../../crud/list-query.js';
 import { listPage, qualified as q, type Statement } from '../../crud/repo.js';
+import { identityEnrollmentsCascade, identityEnrollmentSummary } from '../../enrollment/repo.js';
+import { identitySessionCertificatesCascade } from '../session-certificates/repo.js';
 
 /**
  * What the identity detail shows besides its row, selected with it as correlated sub-queries so that a
@@ -16,11 +18,12 @@ export function identityExtras(liveSince: number) {
   return {
     authPolicyName: sql<string | null>`(SELECT ${q(authPolicies.name)} FROM ${authPolicies} WHERE ${q(authPolicies.id)} = ${q(identities.authPolicyId)})`,
     authenticatorSummary: sql<string | null>`(SELECT json_group_array(json_object('id', ${q(authenticators.id)}, 'method', ${q(authenticators.method)}, 'username', ${q(authenticators.username)}, 'fingerprint', ${q(authenticators.certFingerprint)})) FROM ${authenticators} WHERE ${q(authenticators.identityId)} = ${q(identities.id)})`,
+    enrollmentSummary: identityEnrollmentSummary(),
     hasApiSession: sql<number>`EXISTS (SELECT 1 FROM ${apiSessions} WHERE ${q(apiSessions.identityId)} = ${q(identities.id)} AND ${q(apiSessions.lastActivityAt)} >= ${liveSince})`,
     isMfaEnabled: sql<number>`EXISTS (SELECT 1 FROM ${mfas} AS m WHERE m.identity_id = ${q(identities.id)} AND m.is_verified = 1)`,
   };
 }
-export type IdentityExtraValues = { authPolicyName: string | null; authenticatorSummary: string | null; hasApiSession: number; isMfaEnabled: number };
+export type IdentityExtraValues = { authPolicyName: string | null; authenticatorSummary: string | null; enrollmentSummary: string | null; hasApiSession: number; isMfaEnabled: number };
 
 export async function authPolicyExists(db: Db, id: string): Promise<boolean> {
   const rows = await db.select({ id: authPolicies.id }).from(authPolicies).where(eq(authPolicies.id, id)).limit(1);
@@ -45,6 +48,8 @@ export function identityCascade(db: Db, identityId: string): Statement[] {
     resetIdentityFailures(db, identityId),
     db.delete(apiSessions).where(eq(apiSessions.identityId, identityId)),
     db.delete(authenticators).where(eq(authenticators.identityId, identityId)),
+    identityEnrollmentsCascade(db, identityId),
+    identitySessionCertificatesCascade(db, identityId),
     db.delete(mfas).where(eq(mfas.identityId, identityId)),
   ];
 }

@@ -1,8 +1,10 @@
 import { listMeta, resolveListQuery, type ListQueryParams } from '../../crud/list-query.js';
-import { findEntity, listRelated, resourceService, type ListResult } from '../../crud/service.js';
+import { createEntity, findEntity, listRelated, resourceService, type CreateHooks, type ListResult, type ResourceService } from '../../crud/service.js';
 import type { Deps } from '../../deps.js';
 import { fieldError, messageError, notFound } from '../../errors.js';
-import type { IdentityCreate, IdentityPatch } from '../../generated/management-types.js';
+import { identityEnrollmentRequest, prepareEnrollment } from '../../enrollment/create.js';
+import { openEnrollmentMaps } from '../../enrollment/render.js';
+import type { IdentityCreate, IdentityDetail, IdentityPatch } from '../../generated/management-types.js';
 import { assertOptionalName } from '../../lib/limits.js';
 import { authenticatorEntity } from '../authenticators/entity.js';
 import { renderAuthenticator } from '../authenticators/mapper.js';
@@ -58,19 +60,20 @@ async function checkReferences(deps: Deps, values: IdentityValues): Promise<void
   }
 }
 
-export const identityService = resourceService(identityEntity, {
+const identityCreateHooks: CreateHooks<typeof identityEntity.table, typeof identityEntity.props, IdentityCreate> = {
+  // The requested type is ignored: every identity created through the API is of type Default (§8.1).
+  async check(deps, values) {
+    assertOptionalName(values.externalId, 'externalId');
+    values.typeId = 'Default';
+    await checkReferences(deps, values);
+  },
+};
+
+const baseIdentityService = resourceService(identityEntity, {
   extras: (deps) => identityExtras(liveSince(deps)),
   render: (selected, deps) => renderIdentity(selected.row, extrasFromSelected(selected, selected.row.authPolicyId), deps.now()),
   listWhere: (query) => identityRoleFilter(query.roleFilter, query.roleSemantic),
-  create: {
-    // The requested type is ignored: every identity created through the API is of type Default (§8.1).
-    // `enrollment` is accepted and not acted upon until enrolments exist (docs/api-conventions.md).
-    async check(deps, values, _body: IdentityCreate) {
-      assertOptionalName(values.externalId, 'externalId');
-      values.typeId = 'Default';
-      await checkReferences(deps, values);
-    },
-  },
+  create: identityCreateHooks,
   update: {
     async check(deps, values, existing, body: IdentityPatch) {
       assertOptionalName(values.externalId, 'externalId');
@@ -85,6 +88,35 @@ export const identityService = resourceService(identityEntity, {
     cascade: (deps, existing) => identityCascade(deps.db, existing.id),
   },
 });
+
+/**
+ * The identity service: CRUD plus the enrollment of `POST /identities` (written in the identity's
+ * batch, reference auth-and-pki §5.1) and the sealed enrollment JWTs of the `enrollment` map opened
+ * after rendering.
+ */
+export const identityService: ResourceService<IdentityDetail, IdentityCreate, IdentityPatch> = {
+  ...baseIdentityService,
+  async list(deps, list, query) {
+    const result = await baseIdentityService.list(deps, list, query);
+    await openEnrollmentMaps(deps, result.data);
+    return result;
+  },
+  async detail(deps, id) {
+    const item = await baseIdentityService.detail(deps, id);
+    await openEnrollmentMaps(deps, [item]);
+    return item;
+  },
+  async create(deps, body) {
+    // The id is chosen first: the enrollment JWT names it as its subject.
+    const id = identityEntity.newId();
+    const request = identityEnrollmentRequest(deps, id, body?.enrollment);
+    const enrollment = request ? await prepareEnrollment(deps, request, true) : undefined;
+    return createEntity(deps, { ...identityEntity, newId: () => id }, body, {
+      ...identityCreateHooks,
+      statements: () => (enrollment ? [enrollment.statement(deps)] : []),
+    });
+  },
+};
 
 /**
  * `POST /identities/{id}/disable`: disabled from now for `durationMinutes` (0 or less: until enabled);

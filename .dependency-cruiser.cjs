@@ -10,7 +10,7 @@
  * The rules apply to what a module imports at run time: `import type` is erased by the compiler (and by
  * the Babel pass that reads the sources here), so a type may cross a layer, code may not.
  */
-const REPO = '(^src/db/|^src/crud/(repo|list-query|entity|props)\\.ts$|^src/resources/[^/]+/repo\\.ts$|^src/lib/zitiql/|^src/auth/repo\\.ts$|/repo\\.ts$|^src/bootstrap\\.ts$|^src/node\\.ts$)';
+const REPO = '(^src/db/|^src/crud/(repo|list-query|entity|props)\\.ts$|^src/lib/zitiql/|repo\\.ts$|^src/bootstrap\\.ts$|^src/node\\.ts$)';
 
 module.exports = {
   forbidden: [
@@ -57,10 +57,17 @@ module.exports = {
       to: { path: 'drizzle-orm' },
     },
     {
+      name: 'node-store-only-from-node-entry',
+      severity: 'error',
+      comment: 'The native SQLite store runs on Node only: nothing the worker bundles may import it.',
+      from: { path: '^src/', pathNot: '^src/node\\.ts$|^src/db/(native|node-store)\\.ts$' },
+      to: { path: '^src/db/(native|node-store)\\.ts$' },
+    },
+    {
       name: 'no-node-builtins-below-entries',
       severity: 'error',
-      comment: 'Only src/node.ts knows Node; everything else runs on Workers too.',
-      from: { path: '^src/', pathNot: '^src/node\\.ts$|^src/cli/' },
+      comment: 'Only the Node entry and the Node-only store it opens know Node; everything else runs on Workers too.',
+      from: { path: '^src/', pathNot: '^src/node\\.ts$|^src/db/(native|node-store)\\.ts$|^src/cli/' },
       to: { dependencyTypes: ['core'] },
     },
   ],

@@ -25,6 +25,7 @@ import type { RuntimeName, RuntimeUnderTest } from './runtimes/types.js';
 import { startWorkerdRuntime } from './runtimes/workerd.js';
 import { MGMT, SCENARIOS, Sessions, type FloorKind, type Scenario, type ScenarioEnv } from './scenarios.js';
 import { seedModel } from './seed.js';
+import { formatSummary, profiled } from './profile.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_FILE = join(ROOT, 'bench/results/latest.json');
@@ -41,17 +42,21 @@ interface Options {
   rounds: number;
   concurrency: number;
   only?: string;
+  /** Write a CPU profile of the Node controller for each scenario run (use with --only). */
+  profile: boolean;
 }
 
 const USAGE = `usage: npm run bench -- [--size small|medium|many-services] [--runtime node|workerd|both]
-                        [--duration <s>] [--warmup <s>] [--rounds <n>] [--concurrency <n>] [--only <text>]
+                        [--duration <s>] [--warmup <s>] [--rounds <n>] [--concurrency <n>] [--only <text>] [--profile]
   --size         model size (default small; many-services is the big one: 10,000 services, 16,000 identities)
   --runtime      node, workerd or both (default both)
   --duration     measured seconds per scenario, and as much again for its floor (default 4)
   --warmup       unmeasured seconds before each scenario and its floor (default 1)
   --rounds       slices the scenario and its floor alternate in (default 2)
   --concurrency  concurrent keep-alive connections (default 16)
-  --only         run only the scenarios whose name contains this text`;
+  --only         run only the scenarios whose name contains this text
+  --profile      Node: after each scenario, run its load alone under the CPU profiler and write
+                 bench/results/<scenario>.cpuprofile with a summary (combine with --only)`;
 
 function options(argv: string[]): Options {
   const { values } = parseArgs({
@@ -64,6 +69,7 @@ function options(argv: string[]): Options {
       rounds: { type: 'string', default: '2' },
       concurrency: { type: 'string', default: '16' },
       only: { type: 'string' },
+      profile: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -92,6 +98,7 @@ function options(argv: string[]): Options {
     rounds: Math.round(num('rounds', values.rounds!, 1, 20)),
     concurrency: Math.round(num('concurrency', values.concurrency!, 1, 256)),
     only: values.only,
+    profile: values.profile ?? false,
   };
 }
 
@@ -278,6 +285,28 @@ class Bench {
       session: scenario.name === 'password login' ? undefined : env.sessions.via,
       response,
     };
+    if (this.opts.profile && rt.name === 'node') {
+      const file = join(ROOT, 'bench/results', `${scenario.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.cpuprofile`);
+      // CPU time of this process (the controller and its floor run here; the load generator does not)
+      // per request: steadier than latency on a shared machine, since waiting for a core is not counted.
+      const cpuPerRequest = async (run: () => Promise<Measurement[]>) => {
+        const before = process.cpuUsage();
+        const [measured] = await run();
+        const used = process.cpuUsage(before);
+        return (used.user + used.system) / Math.max(1, measured.requests);
+      };
+      let scenarioCpu = 0;
+      const { summary } = await profiled(file, async () => void (scenarioCpu = await cpuPerRequest(() => this.measure([{ target: rt.target, requests: built }]))));
+      result.profile = { ...summary, cpuMicrosPerRequest: scenarioCpu };
+      console.log(formatSummary(summary));
+      // The floor alone under the same profiler: what any request costs here (TLS, HTTP, one read).
+      const floorFile = file.replace(/\.cpuprofile$/, '.floor.cpuprofile');
+      let floorCpu = 0;
+      const floorRun = await profiled(floorFile, async () => void (floorCpu = await cpuPerRequest(() => this.measure([floors[scenario.floor]]))));
+      result.floorProfile = { ...floorRun.summary, cpuMicrosPerRequest: floorCpu };
+      console.log(formatSummary(floorRun.summary));
+      log(`  ${scenario.name}: server CPU ${scenarioCpu.toFixed(0)} µs/request, its floor ${floorCpu.toFixed(0)} µs/request (${(scenarioCpu / floorCpu).toFixed(2)}x), under the profiler`);
+    }
     const st = result.statementsPerRequest;
     log(
       `  ${scenario.name}: ${m.throughput.toFixed(0)} req/s, p50 ${m.latencyMs.p50.toFixed(2)} ms, ${result.floorRatio!.p50.toFixed(2)}x ${scenario.floor} floor (${floor.throughput.toFixed(0)} req/s, p50 ${floor.latencyMs.p50.toFixed(2)} ms)` +

@@ -8,7 +8,8 @@
  * operation answers (for entities whose creation also derives data, such as policies). An entity
  * that can be seeded neither way is skipped with the reason, and the run carries on.
  */
-import { cuid, shortId, entityId, uuid } from '../src/lib/ids.js';
+import { cuid, shortId, entityId } from '../src/lib/ids.js';
+import { newSessionToken } from '../src/auth/session-token.js';
 import type { Client } from './http.js';
 import { log, Progress } from './log.js';
 import {
@@ -335,9 +336,9 @@ export async function seedModel(
 /** An API session written straight into the store (when password login is not implemented yet). */
 export async function insertApiSession(store: SqlStore, user: BenchUser): Promise<string> {
   const now = Date.now();
-  const token = uuid();
+  const { token, tokenHash } = await newSessionToken();
   const result = await insertRows(store, 'api_sessions', [
-    { id: cuid(), created_at: now, updated_at: now, tags: '{}', is_system: 0, token, identity_id: user.identityId, authenticator_id: user.authenticatorId, ip_address: '127.0.0.1', config_types: '[]', last_activity_at: now },
+    { id: cuid(), created_at: now, updated_at: now, tags: '{}', is_system: 0, token_hash: tokenHash, identity_id: user.identityId, authenticator_id: user.authenticatorId, ip_address: '127.0.0.1', config_types: '[]', last_activity_at: now },
   ]);
   if ('skipped' in result) throw new Error(`cannot insert an API session: ${result.skipped}`);
   return token;

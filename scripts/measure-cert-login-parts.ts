@@ -30,10 +30,10 @@ async function bench(name: string, fn: () => Promise<unknown>, n = 2000) {
 }
 await bench('findCertLogin', () => findCertLogin(db, fp));
 await bench('insert session+cert', () => { i++; const now = Date.now(); return atomic(db, [
-  db.insert(apiSessions).values({ id: 's' + i, createdAt: now, updatedAt: now, token: crypto.randomUUID(), identityId: id, authenticatorId: 'x', lastActivityAt: now }),
+  db.insert(apiSessions).values({ id: 's' + i, createdAt: now, updatedAt: now, tokenHash: crypto.randomUUID(), identityId: id, authenticatorId: 'x', lastActivityAt: now }),
   db.insert(apiSessionCertificates).values({ id: 'c' + i, createdAt: now, updatedAt: now, apiSessionId: 's' + i, identityId: id, subject: 'CN=x', fingerprint: fp, validFrom: now, validTo: now, certPem: chain[0].toString('pem') }),
 ]); });
-await bench('insert session only', () => { i++; const now = Date.now(); return db.insert(apiSessions).values({ id: 's' + i, createdAt: now, updatedAt: now, token: crypto.randomUUID(), identityId: id, authenticatorId: 'x', lastActivityAt: now }); });
+await bench('insert session only', () => { i++; const now = Date.now(); return db.insert(apiSessions).values({ id: 's' + i, createdAt: now, updatedAt: now, tokenHash: crypto.randomUUID(), identityId: id, authenticatorId: 'x', lastActivityAt: now }); });
 await bench('GET /version', () => cc.get('/version'));
 await bench('cert login', () => cc.request('/authenticate?method=cert', { method: 'POST', body: {} }));
 t.close();

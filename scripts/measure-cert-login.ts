@@ -4,7 +4,7 @@
  * loop of `POST /authenticate?method=cert` over keep-alive mTLS connections and prints the rate and the
  * server process's CPU time (so the figure per core does not count the load generator).
  *
- *   npx tsx scripts/measure-cert-login.ts [--requests 4000] [--connections 16] [--seconds 20] [--port 13301] [--wal] [--version-only]
+ *   npx tsx scripts/measure-cert-login.ts [--requests 4000] [--connections 16] [--seconds 20] [--port 13301] [--version-only]
  */
 import 'reflect-metadata';
 import { fork } from 'node:child_process';
@@ -51,10 +51,6 @@ if (process.argv.includes('--serve')) {
   const dir = mkdtempSync(join(tmpdir(), 'ziti-certbench-'));
   const quiet = { info: () => undefined, warn: () => undefined, error: (m: string, f?: Record<string, unknown>) => console.error(m, f) };
   const controller = await startController({ DATA_DIR: dir, PORT: String(PORT), HOST: '127.0.0.1', ADMIN_PASSWORD: 'bench-admin-password', ZITI_AUTH_CONCURRENCY: '1000' }, { logger: quiet });
-  if (process.argv.includes('--wal')) {
-    await controller.client.execute('PRAGMA journal_mode=WAL');
-    await controller.client.execute('PRAGMA synchronous=NORMAL');
-  }
   let mark = process.cpuUsage();
   process.on('message', async (m: string) => {
     if (m === 'mark') {

@@ -146,7 +146,7 @@ async function inProcess() {
   // 8. Expired sessions against the login rate: 5,000 expired rows, 120 logins over 120 simulated seconds.
   const { identityId: sweeper, authenticatorId } = await f.createUser({ username: unique('sweep'), password: 'right-password' });
   const old = t.deps.now() - 2 * 3600_000;
-  const rows = Array.from({ length: 5000 }, (_, i) => ({ id: `expired${i}`, createdAt: old, updatedAt: old, tags: '{}', token: crypto.randomUUID(), identityId: sweeper, authenticatorId, lastActivityAt: old }));
+  const rows = Array.from({ length: 5000 }, (_, i) => ({ id: `expired${i}`, createdAt: old, updatedAt: old, tags: '{}', tokenHash: crypto.randomUUID(), identityId: sweeper, authenticatorId, lastActivityAt: old }));
   for (let i = 0; i < rows.length; i += 500) await t.deps.db.insert(apiSessions).values(rows.slice(i, i + 500));
   for (let i = 0; i < 120; i++) {
     await c.login();

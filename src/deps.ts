@@ -12,7 +12,13 @@ export interface Logger {
 
 /** Everything a request needs from its runtime, resolved once per process (Node) or isolate (Workers). */
 export interface Deps {
+  /** Reads and writes; on Workers, reads may be answered by a D1 read replica near the caller. */
   db: Db;
+  /**
+   * The primary, where `db` may lag (Workers with D1 read replication): a lookup that must see a row the
+   * client was just given (a session token right after login) retries here on a miss. Absent: `db` is it.
+   */
+  primaryDb?: Db;
   config: Config;
   pki: Pki;
   log: Logger;
@@ -54,8 +60,3 @@ export interface Runtime {
   waitUntil(promise: Promise<unknown>, executionCtx: unknown): void;
 }
 
-export const consoleLogger: Logger = {
-  info: (message, fields) => console.log(JSON.stringify({ level: 'info', message, ...fields })),
-  warn: (message, fields) => console.warn(JSON.stringify({ level: 'warn', message, ...fields })),
-  error: (message, fields) => console.error(JSON.stringify({ level: 'error', message, ...fields })),
-};

@@ -8,18 +8,19 @@ import { createServer as createHttpsServer, type ServerOptions } from 'node:http
 import { accessSync, chmodSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, X509Certificate as NodeX509 } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { TLSSocket } from 'node:tls';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, serve, type ServerType } from '@hono/node-server';
-import { createClient, type Client } from '@libsql/client';
+import type { Client } from '@libsql/client';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import type { Logger as QueryLogger } from 'drizzle-orm/logger';
 import { createApp } from './app.js';
 import { bootstrapStore, type BootstrapResult } from './bootstrap.js';
 import { EDGE_API_SPEC_VERSION, parseConfig, type Config } from './config.js';
 import type { Db } from './db/client.js';
+import { openStore, prepareDataDir, type NodeStore } from './db/node-store.js';
 import { openLibsql } from './db/open.js';
 import { ERROR_META, errorResponse } from './http/envelope.js';
 import { ApiError, ERROR_CATALOGUE, type ErrorCode } from './errors.js';
@@ -27,7 +28,6 @@ import { shortId } from './lib/ids.js';
 import type { ClientCertificate, Deps, Logger, Runtime } from './deps.js';
 import { jsonLogger } from './observability/log.js';
 import { PrometheusMetrics } from './observability/metrics.js';
-import { timeLibsqlClient } from './observability/store-timing.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const MIGRATIONS_DIR = join(projectRoot, 'drizzle');
@@ -39,7 +39,8 @@ export interface NodeController {
   port: number;
   /** The separate metrics port (ZITI_METRICS_PORT), when there is one. */
   metricsPort?: number;
-  client: Client;
+  /** The open store (embedded file through the native driver, or remote libSQL). */
+  store: NodeStore;
   /**
    * Stops accepting connections, lets in-flight requests finish for up to `graceMs` (then drops the
    * connections still open), and closes the store.
@@ -71,7 +72,7 @@ function controllerSecret(env: Record<string, string | undefined>, dataDir: stri
   return secret;
 }
 
-/** Applies the migrations in drizzle/ and returns the database handle. */
+/** Applies the migrations in drizzle/ to a libSQL client (in-memory and test stores) and returns the database handle. */
 export async function openNodeStore(client: Client, queryLogger?: QueryLogger): Promise<Db> {
   const db = openLibsql(client, queryLogger);
   await migrate(db as never, { migrationsFolder: MIGRATIONS_DIR });
@@ -107,16 +108,23 @@ function readPeerChain(socket: TLSSocket): ClientCertificate | undefined {
 export async function startController(env: Record<string, string | undefined>, options: StartOptions = {}): Promise<NodeController> {
   const dataDir = resolve(env.DATA_DIR ?? join(process.cwd(), 'data'));
   usableDataDir(dataDir, !env.LIBSQL_URL);
+  // It holds the store and the secret: 0700.
+  prepareDataDir(dataDir);
   const port = Number(env.PORT ?? 1280);
   const config: Config = parseConfig(
     { ...env, CONTROLLER_SECRET: controllerSecret(env, dataDir), ZITI_API_ADDRESS: env.ZITI_API_ADDRESS ?? `localhost:${port}` },
     `node${process.versions.node}`,
   );
-  const url = env.LIBSQL_URL ?? pathToFileURL(join(dataDir, 'controller.db')).href;
   const metrics = config.metricsEnabled ? new PrometheusMetrics() : undefined;
-  const rawClient = createClient({ url, authToken: env.LIBSQL_AUTH_TOKEN });
-  const client = metrics ? timeLibsqlClient(rawClient, metrics) : rawClient;
-  const db = await openNodeStore(client, options.queryLogger);
+  const store = await openStore({
+    url: env.LIBSQL_URL,
+    authToken: env.LIBSQL_AUTH_TOKEN,
+    dataDir,
+    migrationsFolder: MIGRATIONS_DIR,
+    queryLogger: options.queryLogger,
+    onTiming: metrics ? (kind, seconds, failed) => metrics.storeStatement(kind, seconds, failed) : undefined,
+  });
+  const db = store.db;
   const bootstrap = await bootstrapStore(db, config, { username: env.ADMIN_USERNAME ?? 'admin', password: env.ADMIN_PASSWORD || undefined });
   const log = options.logger ?? jsonLogger(config.logLevel);
   const deps: Deps = { db, config, pki: bootstrap.pki, log, now: () => Date.now(), metrics };
@@ -153,7 +161,7 @@ export async function startController(env: Record<string, string | undefined>, o
     );
     // listen() reports a port in use or a privileged port asynchronously, as an 'error' event.
     s.once('error', (e: NodeJS.ErrnoException) => {
-      client.close();
+      store.close();
       rejectServer(listenError(e, env.HOST ?? '0.0.0.0', port));
     });
   });
@@ -165,7 +173,7 @@ export async function startController(env: Record<string, string | undefined>, o
     try {
       metricsServer = await listenMetrics(metrics, config.metricsHost, config.metricsPort);
     } catch (e) {
-      await closeGracefully(server, client, 0);
+      await closeGracefully(server, store, 0);
       throw e;
     }
   }
@@ -180,11 +188,11 @@ export async function startController(env: Record<string, string | undefined>, o
     server,
     port: boundPort,
     metricsPort,
-    client,
+    store,
     close: async (graceMs = SHUTDOWN_GRACE_MS) => {
       metricsServer?.close();
       metricsServer?.closeAllConnections();
-      await closeGracefully(server, client, graceMs);
+      await closeGracefully(server, store, graceMs);
     },
   };
 }
@@ -270,7 +278,7 @@ function listenError(e: NodeJS.ErrnoException, host: string, port: number, setti
  * Stop accepting; idle keep-alive connections are closed at once and the others as soon as their
  * response is sent; whatever is still open after `graceMs` is dropped. Then the store is closed.
  */
-function closeGracefully(server: ServerType, client: Client, graceMs: number): Promise<void> {
+function closeGracefully(server: ServerType, store: { close(): void }, graceMs: number): Promise<void> {
   const https = server as ServerType & { closeIdleConnections?: () => void; closeAllConnections?: () => void };
   return new Promise<void>((done) => {
     let finished = false;
@@ -279,7 +287,7 @@ function closeGracefully(server: ServerType, client: Client, graceMs: number): P
       finished = true;
       clearInterval(idle);
       clearTimeout(force);
-      client.close();
+      store.close();
       done();
     };
     server.close(finish);

@@ -31,10 +31,23 @@ function stringEnv(env: Env): Record<string, string | undefined> {
   return out;
 }
 
-/** The store, with every round trip timed into `tally` (reported on the request log lines). */
-function openStore(env: Env, tally: StoreTally): Db {
-  if (env.LIBSQL_URL) return openLibsql(timeLibsqlClient(createClient({ url: env.LIBSQL_URL, authToken: env.LIBSQL_AUTH_TOKEN }), tally));
-  if (env.DB) return openD1(timeD1(env.DB, tally));
+/**
+ * The store, with every round trip timed into `tally` (reported on the request log lines). D1 goes through
+ * its Sessions API: one session per isolate starting `first-unconstrained`, so reads may be served by the
+ * read replica nearest to this isolate; every query of the session carries its bookmark, so after a write
+ * through this isolate its reads never go back in time. Another isolate's writes may not have reached the
+ * replica yet: lookups that must see them (a session token right after login) retry on the primary
+ * (`primaryDb`, the binding without a session, which always reaches the primary). Consistency a client
+ * gets: docs/adr/0004-store-drivers-and-read-replicas.md.
+ */
+function openStore(env: Env, tally: StoreTally): { db: Db; primaryDb?: Db } {
+  if (env.LIBSQL_URL) return { db: openLibsql(timeLibsqlClient(createClient({ url: env.LIBSQL_URL, authToken: env.LIBSQL_AUTH_TOKEN }), tally)) };
+  if (env.DB) {
+    const binding = timeD1(env.DB, tally);
+    const primaryDb = openD1(binding);
+    if (typeof env.DB.withSession !== 'function') return { db: primaryDb };
+    return { db: openD1(timeD1(env.DB.withSession('first-unconstrained') as unknown as NonNullable<Env['DB']>, tally)), primaryDb };
+  }
   throw new Error('no store: bind a D1 database as DB or set LIBSQL_URL');
 }
 
@@ -44,12 +57,13 @@ let depsPromise: Promise<Deps> | undefined;
 async function init(env: Env): Promise<Deps> {
   const config = parseConfig(stringEnv(env), 'workerd');
   const metrics = new StoreTally();
-  const db = openStore(env, metrics);
+  const { db, primaryDb } = openStore(env, metrics);
   // Migrations are applied by `wrangler d1 migrations apply`; here only built-ins, PKI and admin.
+  // On the primary: the PKI insert-if-absent must converge with other isolates' first starts.
   const admin = env.ADMIN_PASSWORD ? { username: env.ADMIN_USERNAME ?? 'admin', password: env.ADMIN_PASSWORD } : undefined;
-  const { pki } = await bootstrapStore(db, config, admin);
+  const { pki } = await bootstrapStore(primaryDb ?? db, config, admin);
   // No scrape target on Workers: request, login and store counters ride on the JSON request log lines.
-  return { db, config, pki, log: jsonLogger(config.logLevel), now: () => Date.now(), metrics };
+  return { db, primaryDb, config, pki, log: jsonLogger(config.logLevel), now: () => Date.now(), metrics };
 }
 
 interface TlsClientAuth {

@@ -1,5 +1,5 @@
 import type { AuthQueryDetail } from '../generated/management-types.js';
-import type { ApiSessionRow, AuthPolicyRow } from '../http/session.js';
+import type { ApiSessionRow, AuthPolicyRow } from '../db/schema/rows.js';
 
 type PolicyQueries = Pick<AuthPolicyRow, 'requireTotp' | 'requireExtJwtSigner'> | null;
 type SessionMfa = Pick<ApiSessionRow, 'isMfaRequired' | 'isMfaComplete'>;

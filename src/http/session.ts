@@ -1,41 +1,19 @@
-import { and, eq, lt, sql } from 'drizzle-orm';
 import { authQueries } from '../auth/auth-queries.js';
-import type { Db } from '../db/client.js';
-import { apiSessions, authPolicies, identities } from '../db/schema/index.js';
+import { deleteSessionById, findSessionByTokenHash, touchSession, type SessionIdentity, type SessionPolicy } from '../auth/session-repo.js';
+import { isDisabled, isExpired } from '../auth/identity-state.js';
+import { hashSessionToken } from '../auth/session-token.js';
+import type { ApiSessionRow, ApiSessionWithToken, IdentityRow } from '../db/schema/rows.js';
 import type { Deps } from '../deps.js';
 import { isUuid } from '../lib/ids.js';
 
-export type ApiSessionRow = typeof apiSessions.$inferSelect;
-export type IdentityRow = typeof identities.$inferSelect;
-export type AuthPolicyRow = typeof authPolicies.$inferSelect;
-
-/**
- * What every authenticated request knows of its identity and auth policy. Deliberately lean: this read
- * runs on every authenticated request, and each column costs (libSQL builds row objects per column), so
- * the full rows are read only by the operations that render or change them.
- */
-const sessionIdentityColumns = {
-  id: identities.id,
-  name: identities.name,
-  typeId: identities.typeId,
-  isAdmin: identities.isAdmin,
-  isDefaultAdmin: identities.isDefaultAdmin,
-  authPolicyId: identities.authPolicyId,
-  disabledAt: identities.disabledAt,
-  disabledUntil: identities.disabledUntil,
-};
-const sessionPolicyColumns = {
-  id: authPolicies.id,
-  name: authPolicies.name,
-  requireTotp: authPolicies.requireTotp,
-  requireExtJwtSigner: authPolicies.requireExtJwtSigner,
-};
-export type SessionIdentity = Pick<IdentityRow, keyof typeof sessionIdentityColumns>;
-export type SessionPolicy = Pick<AuthPolicyRow, keyof typeof sessionPolicyColumns>;
+// Row types live with the schema (src/db/schema/rows.ts); re-exported for the modules that take them from here.
+export type { ApiSessionRow, ApiSessionWithToken, AuthPolicyRow, IdentityRow } from '../db/schema/rows.js';
+export type { SessionIdentity, SessionPolicy } from '../auth/session-repo.js';
 
 /** The caller of a request, resolved from its `zt-session` header in one indexed read. */
 export interface RequestSession {
-  apiSession: ApiSessionRow;
+  /** The stored session and the token the caller presented (the store keeps only its hash). */
+  apiSession: ApiSessionWithToken;
   identity: SessionIdentity;
   authPolicy: SessionPolicy;
   /** Outstanding auth queries (MFA, secondary ext-jwt); empty when fully authenticated. */
@@ -54,36 +32,6 @@ export interface RequestSession {
 /** Activity is written at most once a minute per session: reads must not turn into writes. */
 export const ACTIVITY_WRITE_INTERVAL_MS = 60_000;
 
-export function isDisabled(identity: Pick<IdentityRow, 'disabledAt' | 'disabledUntil'>, now: number): boolean {
-  return identity.disabledAt !== null && (identity.disabledUntil === null || identity.disabledUntil > now);
-}
-
-/** A session is live while its last recorded activity is within the inactivity timeout. */
-export function isExpired(apiSession: Pick<ApiSessionRow, 'lastActivityAt'>, now: number, timeoutSeconds: number): boolean {
-  return apiSession.lastActivityAt + timeoutSeconds * 1000 < now;
-}
-
-function prepareSessionLookup(db: Db) {
-  return db
-    .select({ apiSession: apiSessions, identity: sessionIdentityColumns, authPolicy: sessionPolicyColumns })
-    .from(apiSessions)
-    .innerJoin(identities, eq(identities.id, apiSessions.identityId))
-    .leftJoin(authPolicies, eq(authPolicies.id, identities.authPolicyId))
-    .where(eq(apiSessions.token, sql.placeholder('token')))
-    .limit(1)
-    .prepare();
-}
-
-/** Prepared once per database handle: building the query costs as much as running it. */
-const sessionLookups = new WeakMap<Db, ReturnType<typeof prepareSessionLookup>>();
-function sessionLookup(db: Db) {
-  let lookup = sessionLookups.get(db);
-  if (!lookup) {
-    lookup = prepareSessionLookup(db);
-    sessionLookups.set(db, lookup);
-  }
-  return lookup;
-}
 
 /**
  * Loads the API session for a token. Expired sessions, and sessions of disabled identities, are deleted
@@ -93,30 +41,24 @@ function sessionLookup(db: Db) {
 export async function loadSession(deps: Deps, token: string, defer: (write: Promise<unknown>) => void): Promise<RequestSession | undefined> {
   // A value that is not a UUID cannot be a token: skip the read entirely.
   if (!isUuid(token)) return undefined;
-  const rows = await sessionLookup(deps.db).all({ token });
-  const row = rows[0];
+  const tokenHash = await hashSessionToken(token);
+  // A replica may not have the session yet (login answered by the primary a moment ago): ask the primary.
+  const row = (await findSessionByTokenHash(deps.db, tokenHash)) ?? (deps.primaryDb ? await findSessionByTokenHash(deps.primaryDb, tokenHash) : undefined);
   if (!row || !row.authPolicy?.id) return undefined;
   const now = deps.now();
   const timeoutSeconds = deps.config.sessionTimeoutSeconds;
   const { apiSession, identity } = row;
   const authPolicy = row.authPolicy as SessionPolicy;
   if (isExpired(apiSession, now, timeoutSeconds) || isDisabled(identity, now)) {
-    defer(deps.db.delete(apiSessions).where(eq(apiSessions.id, apiSession.id)).run());
+    defer(deleteSessionById(deps.db, apiSession.id));
     return undefined;
   }
   let lastActivityAt = apiSession.lastActivityAt;
   if (now - lastActivityAt >= ACTIVITY_WRITE_INTERVAL_MS) {
     lastActivityAt = now;
-    // Conditional, so that concurrent requests at the minute boundary write the row once.
-    defer(
-      deps.db
-        .update(apiSessions)
-        .set({ lastActivityAt: now, updatedAt: now })
-        .where(and(eq(apiSessions.id, apiSession.id), lt(apiSessions.lastActivityAt, now - ACTIVITY_WRITE_INTERVAL_MS + 1)))
-        .run(),
-    );
+    defer(touchSession(deps.db, apiSession.id, now, ACTIVITY_WRITE_INTERVAL_MS));
   }
-  const current = { ...apiSession, lastActivityAt, updatedAt: lastActivityAt === apiSession.lastActivityAt ? apiSession.updatedAt : now };
+  const current = { ...apiSession, token, lastActivityAt, updatedAt: lastActivityAt === apiSession.lastActivityAt ? apiSession.updatedAt : now };
   const queries = authQueries(current, authPolicy);
   const fullyAuthenticated = queries.length === 0;
   return {

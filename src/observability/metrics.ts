@@ -15,7 +15,6 @@ export interface Metrics {
   storeStatement(kind: string, seconds: number, failed: boolean): void;
 }
 
-export const noMetrics: Metrics = { request() {}, login() {}, storeStatement() {} };
 
 /** Latency buckets in seconds, from a cached read to a slow PBKDF2 login. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enableIdentityStatements } from '../../src/auth/lockout.js';
 import { authGuards } from '../../src/auth/rate-limit.js';
 import { atomic } from '../../src/db/client.js';
+import { hashSessionToken } from '../../src/auth/session-token.js';
 import { apiSessions, authAttempts, identities } from '../../src/db/schema/index.js';
 import { CLIENT, MGMT, type TestClient } from '../helpers/client.js';
 import { createNodeTestApp, type NodeTestApp } from '../helpers/node-app.js';
@@ -65,7 +66,7 @@ describe('inactivity expiry and activity writes', () => {
     expect(expired.status).toBe(401);
     expect(expired.body.error.code).toBe('UNAUTHORIZED');
     // The expired session is deleted on sight.
-    const rows = await t.deps.db.select().from(apiSessions).where(eq(apiSessions.token, token));
+    const rows = await t.deps.db.select().from(apiSessions).where(eq(apiSessions.tokenHash, await hashSessionToken(token)));
     expect(rows).toHaveLength(0);
   });
 
@@ -76,8 +77,8 @@ describe('inactivity expiry and activity writes', () => {
     // Keep the admin session alive across the jump by logging in again.
     const fresh = await t.client.login();
     expect((await t.client.get(`${CLIENT}/current-api-session`, admin)).status).toBe(401);
-    const left = await t.deps.db.select({ token: apiSessions.token }).from(apiSessions);
-    for (const token of stale) expect(left.map((r) => r.token)).not.toContain(token);
+    const left = await t.deps.db.select({ tokenHash: apiSessions.tokenHash }).from(apiSessions);
+    for (const token of stale) expect(left.map((r) => r.tokenHash)).not.toContain(await hashSessionToken(token));
     const list = await t.client.get(`${MGMT}/api-sessions?limit=500`, fresh);
     expect(list.body.data.every((s: { lastActivityAt: string }) => Date.parse(s.lastActivityAt) > t.deps.now() - 30 * MINUTE)).toBe(true);
   });

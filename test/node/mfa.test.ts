@@ -1,7 +1,8 @@
 import { Secret, TOTP, URI } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiSessions, mfas } from '../../src/db/schema/index.js';
-import { cuid, uuid } from '../../src/lib/ids.js';
+import { newSessionToken } from '../../src/auth/session-token.js';
+import { cuid } from '../../src/lib/ids.js';
 import { decrypt, deriveStorageKey } from '../../src/pki/secrets.js';
 import { CLIENT } from '../helpers/client.js';
 import { createNodeTestApp, recordReplies, type NodeTestApp } from '../helpers/node-app.js';
@@ -64,20 +65,20 @@ describe.skipIf(!process.env.MFA_PERF)('MFA performance (Node, in-process)', () 
     for (let i = 0; i < 400; i++) {
       t.advance(30_000);
       const now = t.deps.now();
-      const session = { id: cuid(), createdAt: now, updatedAt: now, tags: '{}', token: uuid(), identityId, authenticatorId, isMfaRequired: true, lastActivityAt: now };
-      await t.deps.db.insert(apiSessions).values(session);
+      const { token: sessionToken, tokenHash } = await newSessionToken();
+      await t.deps.db.insert(apiSessions).values({ id: cuid(), createdAt: now, updatedAt: now, tags: '{}', tokenHash, identityId, authenticatorId, isMfaRequired: true, lastActivityAt: now });
       const code = totp.generate({ timestamp: now });
       const readStart = performance.now();
-      expect((await t.client.get(`${CLIENT}/current-api-session`, session.token)).status).toBe(200);
+      expect((await t.client.get(`${CLIENT}/current-api-session`, sessionToken)).status).toBe(200);
       if (i >= 50) reads.push(performance.now() - readStart);
       const start = performance.now();
-      const reply = await t.client.request(`${CLIENT}/authenticate/mfa`, { body: { code }, token: session.token });
+      const reply = await t.client.request(`${CLIENT}/authenticate/mfa`, { body: { code }, token: sessionToken });
       const elapsed = performance.now() - start;
       expect(reply.status, reply.text).toBe(200);
       if (i >= 50) samples.push(elapsed);
       // Logout, one single-row write: what any write request costs on this store.
       const writeStart = performance.now();
-      expect((await t.client.request(`${CLIENT}/current-api-session`, { method: 'DELETE', token: session.token })).status).toBe(200);
+      expect((await t.client.request(`${CLIENT}/current-api-session`, { method: 'DELETE', token: sessionToken })).status).toBe(200);
       if (i >= 50) writes.push(performance.now() - writeStart);
     }
     for (const [name, list] of [['POST /authenticate/mfa (TOTP)', samples], ['GET /current-api-session (same sessions)', reads], ['DELETE /current-api-session (same sessions)', writes]] as const) {

@@ -34,7 +34,7 @@ describe('expired API sessions', () => {
     const fx = storeFixtures(s.deps.db);
     const { identityId, authenticatorId } = await fx.createUser({ username: unique('sweep'), password: 'right-password' });
     const old = s.deps.now() - 2 * 3600_000;
-    const rows = Array.from({ length: 6000 }, (_, i) => ({ id: `expired-${i}`, createdAt: old, updatedAt: old, tags: '{}', token: crypto.randomUUID(), identityId, authenticatorId, lastActivityAt: old + i }));
+    const rows = Array.from({ length: 6000 }, (_, i) => ({ id: `expired-${i}`, createdAt: old, updatedAt: old, tags: '{}', tokenHash: crypto.randomUUID(), identityId, authenticatorId, lastActivityAt: old + i }));
     for (let i = 0; i < rows.length; i += 500) await s.deps.db.insert(apiSessions).values(rows.slice(i, i + 500));
     const expired = async () => (await s.deps.db.select({ n: count() }).from(apiSessions).where(lt(apiSessions.lastActivityAt, s.deps.now() - 1800_000)))[0].n;
     expect(await expired()).toBe(6000);

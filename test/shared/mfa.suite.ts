@@ -4,7 +4,8 @@ import { URI, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { atomic } from '../../src/db/client.js';
 import { apiSessions, identities, mfas } from '../../src/db/schema/index.js';
-import { cuid, uuid } from '../../src/lib/ids.js';
+import { newSessionToken } from '../../src/auth/session-token.js';
+import { cuid } from '../../src/lib/ids.js';
 import { CLIENT, MGMT, type Reply } from '../helpers/client.js';
 import { expectConforms } from '../helpers/conform.js';
 import { TypedApi, type ClientOperations, type ManagementOperations } from '../helpers/typed-api.js';
@@ -115,6 +116,28 @@ const mfaSuite: Suite = ({ client, db }) => {
     const auth = authenticator(detail.provisioningUrl!);
     expect((await api.call('verifyMfa', { body: { code: auth.code() } })).status).toBe(200);
     return { auth, recoveryCodes: detail.recoveryCodes! };
+  }
+
+  /** Partial sessions written directly: fifty password logins would only measure hashing. */
+  async function partialSessions(user: { identityId: string; authenticatorId: string }, count: number) {
+    const now = Date.now();
+    const sessions = await Promise.all(
+      Array.from({ length: count }, async () => {
+        const { token, tokenHash } = await newSessionToken();
+        return { token, row: { id: cuid(), createdAt: now, updatedAt: now, tags: '{}', tokenHash, identityId: user.identityId, authenticatorId: user.authenticatorId, isMfaRequired: true, lastActivityAt: now } };
+      }),
+    );
+    const store = db();
+    await atomic(store, sessions.map((s) => store.insert(apiSessions).values(s.row)) as never);
+    return sessions.map((s) => ({ id: s.row.id, token: s.token }));
+  }
+
+  /** Which of the sessions have completed MFA, by id. */
+  async function completed(identityId: string, ids: string[]) {
+    const rows = await db().select({ id: apiSessions.id, complete: apiSessions.isMfaComplete }).from(apiSessions).where(eq(apiSessions.identityId, identityId));
+    const mine = rows.filter((r) => ids.includes(r.id));
+    expect(mine).toHaveLength(ids.length);
+    return mine.filter((r) => r.complete).map((r) => r.id);
   }
 
   async function authenticateMfa(token: string, code: string, ip?: string) {
@@ -301,58 +324,24 @@ const mfaSuite: Suite = ({ client, db }) => {
     it('50 simultaneous /authenticate/mfa calls with one recovery code complete exactly one session', async () => {
       const user = await newUser();
       const { recoveryCodes } = await enrolled(user, await user.token());
-      // Fifty partial sessions written directly: fifty password logins would only measure hashing.
-      const now = Date.now();
-      const sessions = Array.from({ length: 50 }, () => ({
-        id: cuid(),
-        createdAt: now,
-        updatedAt: now,
-        tags: '{}',
-        token: uuid(),
-        identityId: user.identityId,
-        authenticatorId: user.authenticatorId,
-        isMfaRequired: true,
-        isMfaComplete: false,
-        lastActivityAt: now,
-      }));
-      const store = db();
-      await atomic(store, sessions.map((s) => store.insert(apiSessions).values(s)) as never);
-      const replies = await Promise.all(sessions.map((s) => authenticateMfa(s.token, recoveryCodes[7], freshIp())));
+      const sessions = await partialSessions(user, 50);
+      const replies = await Promise.all(sessions.map((x) => authenticateMfa(x.token, recoveryCodes[7], freshIp())));
       const statuses = replies.map((r) => r.status);
-      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.filter((x) => x === 200)).toHaveLength(1);
       // The losers read the code as used (400), or are throttled once wrong codes pile up from one address (429).
       for (const r of replies) if (r.status !== 200) expect(['MFA_INVALID_TOKEN', 'SERVER_TOO_MANY_REQUESTS']).toContain(r.body.error?.code);
-      const tokens = new Set(sessions.map((s) => s.token));
-      const rows = (await store.select({ token: apiSessions.token, complete: apiSessions.isMfaComplete }).from(apiSessions).where(eq(apiSessions.identityId, user.identityId))).filter((r) => tokens.has(r.token));
-      expect(rows).toHaveLength(50);
-      expect(rows.filter((r) => r.complete).map((r) => r.token)).toEqual([sessions[statuses.indexOf(200)].token]);
+      expect(await completed(user.identityId, sessions.map((x) => x.id))).toEqual([sessions[statuses.indexOf(200)].id]);
     });
 
     it('50 simultaneous /authenticate/mfa calls with one TOTP code complete exactly one session (no replay)', async () => {
       const user = await newUser();
       const { auth } = await enrolled(user, await user.token());
-      const now = Date.now();
-      const sessions = Array.from({ length: 50 }, () => ({
-        id: cuid(),
-        createdAt: now,
-        updatedAt: now,
-        tags: '{}',
-        token: uuid(),
-        identityId: user.identityId,
-        authenticatorId: user.authenticatorId,
-        isMfaRequired: true,
-        lastActivityAt: now,
-      }));
-      const store = db();
-      await atomic(store, sessions.map((s) => store.insert(apiSessions).values(s)) as never);
+      const sessions = await partialSessions(user, 50);
       const code = auth.code();
-      const replies = await Promise.all(sessions.map((s) => authenticateMfa(s.token, code, freshIp())));
+      const replies = await Promise.all(sessions.map((x) => authenticateMfa(x.token, code, freshIp())));
       expect(replies.filter((r) => r.status === 200)).toHaveLength(1);
-      // The losers read the code as used (400), or are throttled once wrong codes pile up from one address (429).
       for (const r of replies) if (r.status !== 200) expect(['MFA_INVALID_TOKEN', 'SERVER_TOO_MANY_REQUESTS']).toContain(r.body.error?.code);
-      const tokens = new Set(sessions.map((s) => s.token));
-      const rows = (await store.select({ token: apiSessions.token, complete: apiSessions.isMfaComplete }).from(apiSessions).where(eq(apiSessions.identityId, user.identityId))).filter((r) => tokens.has(r.token));
-      expect(rows.filter((r) => r.complete)).toHaveLength(1);
+      expect(await completed(user.identityId, sessions.map((x) => x.id))).toHaveLength(1);
     });
 
     it('50 simultaneous enrolments create one record; the rest are 409 MFA_EXISTS', async () => {

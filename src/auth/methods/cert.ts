@@ -1,7 +1,8 @@
 import type { Deps } from '../../deps.js';
 import { authenticatorCertPem, findCertLogin } from '../../enrollment/repo.js';
 import { ApiError } from '../../errors.js';
-import { isDisabled, type AuthPolicyRow } from '../../http/session.js';
+import type { AuthPolicyRow } from '../../db/schema/rows.js';
+import { isDisabled } from '../identity-state.js';
 import { sha1Hex, toBase64 } from '../../lib/encoding.js';
 import { shortId } from '../../lib/ids.js';
 import { certificatesOfPem, chainToAnchor, parsePresented, subjectString } from '../../pki/chain.js';

@@ -1,5 +1,5 @@
 import { ApiError, messageError } from '../../errors.js';
-import { isDisabled } from '../../http/session.js';
+import { isDisabled } from '../identity-state.js';
 import { clearFailuresOnSuccess, equaliseFailure, passwordCheckFailed, reservePasswordCheck, type LockoutSubject } from '../lockout.js';
 import { DUMMY_HASH, verifyPassword } from '../password.js';
 import { findPasswordLogin } from '../repo.js';

@@ -101,7 +101,8 @@ export const apiSessions = sqliteTable(
   'api_sessions',
   {
     ...baseColumns(),
-    token: text('token').notNull(),
+    /** SHA-256 of the `zt-session` token (hex): the token itself is never stored (src/auth/session-token.ts). */
+    tokenHash: text('token_hash').notNull(),
     identityId: text('identity_id').notNull(),
     authenticatorId: text('authenticator_id').notNull(),
     ipAddress: text('ip_address').notNull().default(''),
@@ -115,7 +116,7 @@ export const apiSessions = sqliteTable(
     lastActivityAt: integer('last_activity_at').notNull(),
   },
   (t) => [
-    uniqueIndex('api_sessions_token_uq').on(t.token),
+    uniqueIndex('api_sessions_token_hash_uq').on(t.tokenHash),
     index('api_sessions_identity_idx').on(t.identityId),
     index('api_sessions_authenticator_idx').on(t.authenticatorId),
     index('api_sessions_last_activity_idx').on(t.lastActivityAt),

@@ -4,3 +4,4 @@ export * from './config-types.js';
 export * from './configs.js';
 export * from './enrollment.js';
 export * from './mfa.js';
+export type * from './rows.js';

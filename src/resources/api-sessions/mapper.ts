@@ -1,19 +1,19 @@
 import { authQueries } from '../../auth/auth-queries.js';
 import { baseEntity, entityRef } from '../../crud/render.js';
+import type { ApiSessionView, ApiSessionWithToken, AuthPolicyRow } from '../../db/schema/rows.js';
 import type { ApiSessionDetail, AuthQueryDetail, CurrentApiSessionDetail } from '../../generated/management-types.js';
-import type { ApiSessionRow, AuthPolicyRow } from '../../http/session.js';
 import { readJson } from '../../lib/json.js';
 import { iso } from '../../lib/time.js';
 
 /**
  * An API session as management lists and details show it (reference model-and-policies §10.7): no expiry
  * fields, `authQueries` always []. The token is a credential: it is shown only to the session's own
- * caller (`showToken`), never to an admin looking at other sessions (docs/auth.md).
+ * caller, who presented it (`token`); the store keeps only its hash, so no one else can be shown it.
  */
-export function renderApiSession(s: ApiSessionRow, identityName: string, showToken: boolean): ApiSessionDetail {
+export function renderApiSession(s: ApiSessionView, identityName: string, token: string | undefined): ApiSessionDetail {
   return {
     ...baseEntity(s, `./api-sessions/${s.id}`, { sessions: 'sessions' }),
-    token: showToken ? s.token : '',
+    token: token ?? '',
     identityId: s.identityId,
     identity: entityRef('identities', s.identityId, identityName),
     authenticatorId: s.authenticatorId,
@@ -34,9 +34,9 @@ export function renderApiSession(s: ApiSessionRow, identityName: string, showTok
 }
 
 /** The caller's own API session: adds its auth queries and expiry (reference auth-and-pki §1.4). */
-export function renderCurrentApiSession(s: ApiSessionRow, identityName: string, policy: Pick<AuthPolicyRow, 'requireTotp' | 'requireExtJwtSigner'> | null, timeoutSeconds: number): CurrentApiSessionDetail & { expiresAt: string } {
+export function renderCurrentApiSession(s: ApiSessionWithToken, identityName: string, policy: Pick<AuthPolicyRow, 'requireTotp' | 'requireExtJwtSigner'> | null, timeoutSeconds: number): CurrentApiSessionDetail & { expiresAt: string } {
   return {
-    ...renderApiSession(s, identityName, true),
+    ...renderApiSession(s, identityName, s.token),
     authQueries: authQueries(s, policy),
     expiresAt: iso(s.lastActivityAt + timeoutSeconds * 1000),
     expirationSeconds: timeoutSeconds,

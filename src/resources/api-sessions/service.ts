@@ -11,19 +11,23 @@ function liveSince(deps: Deps): number {
   return deps.now() - deps.config.sessionTimeoutSeconds * 1000;
 }
 
-export async function listSessions(deps: Deps, query: ListQueryParams, callerSessionId: string): Promise<ListResult<ReturnType<typeof renderApiSession>>> {
+/** The caller's own session: its token is shown in its own row, and only there. */
+type Caller = { id: string; token: string };
+const tokenFor = (caller: Caller, sessionId: string) => (sessionId === caller.id ? caller.token : undefined);
+
+export async function listSessions(deps: Deps, query: ListQueryParams, caller: Caller): Promise<ListResult<ReturnType<typeof renderApiSession>>> {
   const q = resolveListQuery(query, apiSessionFields);
   const { rows, total } = await listApiSessions(deps.db, q, liveSince(deps));
   return {
-    data: rows.map((r) => renderApiSession(r.apiSession, r.identityName ?? '', r.apiSession.id === callerSessionId)),
+    data: rows.map((r) => renderApiSession(r.apiSession, r.identityName ?? '', tokenFor(caller, r.apiSession.id))),
     meta: listMeta(total, q.limit, q.offset, apiSessionFields),
   };
 }
 
-export async function sessionDetail(deps: Deps, id: string, callerSessionId: string) {
+export async function sessionDetail(deps: Deps, id: string, caller: Caller) {
   const row = await findApiSession(deps.db, id, liveSince(deps));
   if (!row) throw notFound('apiSession', id);
-  return renderApiSession(row.apiSession, row.identityName ?? '', row.apiSession.id === callerSessionId);
+  return renderApiSession(row.apiSession, row.identityName ?? '', tokenFor(caller, row.apiSession.id));
 }
 
 export async function removeSession(deps: Deps, id: string): Promise<void> {

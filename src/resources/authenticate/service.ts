@@ -2,10 +2,11 @@ import { NO_CONFIG_TYPES, resolveConfigTypes } from '../../auth/config-types.js'
 import { authMethods, type AuthenticateBody } from '../../auth/methods/index.js';
 import type { LoginIdentity, LoginPolicy } from '../../auth/methods/types.js';
 import { authGuards } from '../../auth/rate-limit.js';
+import { newSessionToken } from '../../auth/session-token.js';
+import type { ApiSessionRow, ApiSessionWithToken } from '../../db/schema/rows.js';
 import { ApiError } from '../../errors.js';
 import type { ClientCertificate, ServiceContext } from '../../deps.js';
-import type { ApiSessionRow, AuthPolicyRow, IdentityRow } from '../../http/session.js';
-import { cuid, uuid } from '../../lib/ids.js';
+import { cuid } from '../../lib/ids.js';
 import { sweepExpiredSessions } from '../api-sessions/service.js';
 import { createApiSession } from '../api-sessions/repo.js';
 import { updateIdentityClientInfo } from './repo.js';
@@ -20,7 +21,8 @@ function normaliseInfo(info: Readonly<Record<string, string | null | undefined>>
 }
 
 export interface AuthenticateResult {
-  apiSession: ApiSessionRow;
+  /** The new session with its token, which the caller receives once; the store keeps its hash. */
+  apiSession: ApiSessionWithToken;
   identity: LoginIdentity;
   authPolicy: LoginPolicy;
   /** The session's extension request flags (reference §1.8), known from the login itself. */
@@ -46,6 +48,7 @@ export async function authenticate(
 
   return limiter.run(async () => {
     const result = await method.authenticate({ svc, body, clientCertificate: request.clientCertificate, address, throttle });
+    const { token, tokenHash } = await newSessionToken();
     const now = deps.now();
     const apiSession: ApiSessionRow = {
       id: cuid(),
@@ -53,7 +56,7 @@ export async function authenticate(
       updatedAt: now,
       tags: '{}',
       isSystem: false,
-      token: uuid(),
+      tokenHash,
       identityId: result.identity.id,
       authenticatorId: result.authenticatorId,
       ipAddress: address,
@@ -78,6 +81,6 @@ export async function authenticate(
     // The session exists only if the identity was still enabled when the batch ran (a racing disable or lockout wins).
     if (!(await createApiSession(deps.db, apiSession, now, statements))) throw new ApiError('INVALID_AUTH');
     sweepExpiredSessions(deps, svc.defer);
-    return { apiSession, identity, authPolicy: result.authPolicy, certExtension: result.certExtension ?? {} };
+    return { apiSession: { ...apiSession, token }, identity, authPolicy: result.authPolicy, certExtension: result.certExtension ?? {} };
   });
 }

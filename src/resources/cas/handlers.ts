@@ -1,5 +1,5 @@
 import { handlers, type ManagementOperations } from '../../http/handler.js';
-import { caEntity } from './repo.js';
+import { caEntity } from './entity.js';
 import { caJwt, caService as service, verifyCa } from './service.js';
 
 /** Management `/cas` (reference auth-and-pki §7). */

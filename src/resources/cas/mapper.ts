@@ -1,7 +1,7 @@
 import { links } from '../../crud/render.js';
 import { readJson } from '../../lib/json.js';
 import { iso } from '../../lib/time.js';
-import type { CaRow } from './repo.js';
+import type { CaRow } from './entity.js';
 
 /** `caDetail` (reference auth-and-pki §7): the verification token stays visible after verification. */
 export function renderCa(row: CaRow) {

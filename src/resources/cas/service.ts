@@ -7,7 +7,8 @@ import { shortId } from '../../lib/ids.js';
 import { chainToAnchor } from '../../pki/chain.js';
 import { MAX_PEM_BYTES } from '../../pki/key-policy.js';
 import { x509 } from '../../pki/x509.js';
-import { caCascade, caEntity, markVerified } from './repo.js';
+import { caEntity } from './entity.js';
+import { caCascade, markVerified } from './repo.js';
 import { renderCa } from './mapper.js';
 
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;

@@ -1,6 +1,6 @@
 import { baseEntity, entityRef } from '../../crud/render.js';
 import type { IdentityAuthenticators, IdentityDetail, IdentityEnrollments, TerminatorPrecedence } from '../../generated/management-types.js';
-import { isDisabled } from '../../http/session.js';
+import { isDisabled } from '../../auth/identity-state.js';
 import { readJson } from '../../lib/json.js';
 import { iso } from '../../lib/time.js';
 import type { IdentityRow } from './entity.js';

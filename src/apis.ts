@@ -17,6 +17,7 @@ import { currentIdentityHandlers } from './resources/current-identity/handlers.j
 import { discoveryHandlers } from './resources/discovery/handlers.js';
 import { enrollHandlers } from './resources/enroll/handlers.js';
 import { enrollmentHandlers } from './resources/enrollments/handlers.js';
+import { clientExternalJwtSignerHandlers, externalJwtSignerHandlers } from './resources/external-jwt-signers/handlers.js';
 import { identityHandlers } from './resources/identities/handlers.js';
 import { sessionCertificateHandlers } from './resources/session-certificates/handlers.js';
 import { identityTypeHandlers } from './resources/identity-types/handlers.js';
@@ -41,6 +42,7 @@ export const clientApi: ApiDefinition = {
     certExtensionHandlers,
     enrollHandlers,
     sessionCertificateHandlers,
+    clientExternalJwtSignerHandlers,
   ),
 };
 
@@ -67,5 +69,6 @@ export const managementApi: ApiDefinition = {
     enrollmentHandlers,
     caHandlers,
     authenticatorLifecycleHandlers,
+    externalJwtSignerHandlers,
   ),
 };

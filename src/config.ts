@@ -44,6 +44,10 @@ export interface Config {
    * any origin but `null`). Loopback origins and the controller's own origin are always allowed (src/app.ts).
    */
   corsOrigins: string[];
+  /** External JWT signers' JWKS may be fetched over http and from private, loopback and link-local hosts. */
+  jwksAllowPrivate: boolean;
+  /** Deadline of one JWKS fetch (connect, redirects and body), in milliseconds. */
+  jwksTimeoutMs: number;
 }
 
 /**
@@ -113,5 +117,7 @@ export function parseConfig(env: Record<string, string | undefined>, runtimeVers
     metricsHost: env.ZITI_METRICS_HOST?.trim() || '127.0.0.1',
     trustedProxies: list(env.ZITI_TRUSTED_PROXIES),
     corsOrigins: list(env.ZITI_CORS_ORIGINS).map((o) => (o === '*' ? o : o.replace(/\/+$/, '').toLowerCase())),
+    jwksAllowPrivate: env.ZITI_JWKS_ALLOW_PRIVATE?.trim().toLowerCase() === 'true',
+    jwksTimeoutMs: int(env.ZITI_JWKS_TIMEOUT_MS, 5000, 100, 30_000),
   };
 }

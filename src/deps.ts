@@ -41,6 +41,8 @@ export interface ServiceContext {
   clientAddress(): string;
   /** Runs work after the response without delaying it. */
   defer(promise: Promise<unknown>): void;
+  /** The request's `Authorization: Bearer` candidates (at most two): external JWTs, never session credentials. */
+  bearerTokens(): string[];
 }
 
 /**

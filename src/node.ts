@@ -4,6 +4,7 @@
  * This file and src/worker.ts are the only places that know their runtime.
  */
 import 'reflect-metadata';
+import { lookup } from 'node:dns/promises';
 import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
 import { accessSync, chmodSync, constants as fsConstants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, X509Certificate as NodeX509 } from 'node:crypto';
@@ -22,6 +23,7 @@ import { EDGE_API_SPEC_VERSION, parseConfig, type Config } from './config.js';
 import type { Db } from './db/client.js';
 import { openStore, prepareDataDir, type NodeStore } from './db/node-store.js';
 import { openLibsql } from './db/open.js';
+import { setJwksHostResolver } from './auth/ext-jwt/jwks.js';
 import { ERROR_META, errorResponse } from './http/envelope.js';
 import { ApiError, ERROR_CATALOGUE, type ErrorCode } from './errors.js';
 import { shortId } from './lib/ids.js';
@@ -135,6 +137,8 @@ export async function startController(env: Record<string, string | undefined>, o
     clientCertificate: (_req, bindings) => peerCertificate((bindings as { incoming?: IncomingMessage } | undefined)?.incoming),
     waitUntil: (promise) => void promise,
   };
+  // Names are resolved before a JWKS fetch, so a public-looking name cannot lead into the private network.
+  setJwksHostResolver(async (host) => (await lookup(host, { all: true })).map((a) => a.address));
   const app = createApp(runtime);
   const pki = bootstrap.pki;
   const server = await new Promise<ServerType>((resolveServer, rejectServer) => {

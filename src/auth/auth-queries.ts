@@ -23,16 +23,19 @@ export function isMfaOutstanding(apiSession: SessionMfa, policy: PolicyQueries):
 
 /**
  * What a session still has to do before it is fully authenticated, computed on every request from the
- * session and the identity's auth policy, so that policy changes apply to live sessions (§1.7).
+ * session and the identity's auth policy, so that policy changes apply to live sessions (§1.7): MFA first,
+ * then the secondary external JWT.
  *
- * A policy requiring a secondary external-JWT signer yields the EXT-JWT query. Bearer JWTs are not
- * verified before ext-jwt support arrives, so such a session stays partial: failing closed is the only
- * honest answer to a requirement that cannot be checked yet. Signers cannot be read yet either, so the
- * query has the shape the reference gives for an unreadable signer (typeId, provider, scopes: null).
+ * `extJwt` is the outcome of the secondary check for this request (`ext-jwt-secondary.ts`): the EXT-JWT
+ * query when it is outstanding, null when the request carried a valid token. Where the check has not run,
+ * a policy requiring a signer yields a bare EXT-JWT query: an unchecked requirement is not met.
  */
-export function authQueries(apiSession: SessionMfa, policy: PolicyQueries): AuthQueryDetail[] {
+export function authQueries(apiSession: SessionMfa, policy: PolicyQueries, extJwt?: AuthQueryDetail | null): AuthQueryDetail[] {
   const queries: AuthQueryDetail[] = [];
   if (isMfaOutstanding(apiSession, policy)) queries.push({ ...MFA_QUERY });
-  if (policy?.requireExtJwtSigner) queries.push({ typeId: 'EXT-JWT', provider: 'url', scopes: null });
+  if (policy?.requireExtJwtSigner) {
+    if (extJwt === undefined) queries.push({ typeId: 'EXT-JWT', provider: 'url', scopes: null });
+    else if (extJwt !== null) queries.push(extJwt);
+  }
   return queries;
 }

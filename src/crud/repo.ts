@@ -84,6 +84,14 @@ export function uniqueViolation(error: unknown): string[] | undefined {
   return undefined;
 }
 
+/** True when a write failed on a trigger's `RAISE(ABORT, '<marker>')` (the store holding a cross-table rule). */
+export function triggerRaised(error: unknown, marker: string): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (String((e as Error).message ?? e).includes(marker)) return true;
+  }
+  return false;
+}
+
 export function uniqueError(field: string, value: unknown) {
   return fieldError(field, `${field} must be unique`, value);
 }

@@ -1,6 +1,8 @@
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { clientAddress } from '../auth/client-address.js';
+import { withSecondaryExtJwt } from '../auth/ext-jwt-secondary.js';
+import { bearerCandidates } from '../auth/ext-jwt/verify.js';
 import type { ListQueryParams } from '../crud/list-query.js';
 import type { Runtime, ServiceContext } from '../deps.js';
 import type { Access, ApiName } from './access.js';
@@ -110,6 +112,7 @@ async function run(
     if (!token) throw messageError('UNAUTHORIZED', 'unauthenticated for invalid credentials');
     session = await loadSession(deps, token, defer);
     if (!session) throw new ApiError('UNAUTHORIZED');
+    session = await withSecondaryExtJwt(deps, session, bearerCandidates(c.req.header('authorization')), requestId);
     if (access !== 'partial' && !session.fullyAuthenticated) throw new ApiError('UNAUTHORIZED');
     if (access === 'admin' && !session.isAdmin) throw new ApiError('UNAUTHORIZED');
   }
@@ -136,6 +139,7 @@ async function run(
     requestId,
     clientAddress: () => (address ??= clientAddress(c, deps.config.trustedProxies)),
     defer,
+    bearerTokens: () => bearerCandidates(c.req.header('authorization')),
   };
   const ctx = {
     api,

@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-mfaSuite({ runtime: 'node', client: () => t.client, db: () => t.deps.db });
+mfaSuite({ runtime: 'node', client: () => t.client, db: () => t.deps.db, jwks: () => { throw new Error('the MFA suite uses no JWKS'); } });
 
 describe('MFA secrets', () => {
   it('never appear in a log line, and in responses only where enrolment and recovery codes show them', async () => {

@@ -3,6 +3,7 @@ import { authenticators } from '../../src/db/schema/index.js';
 import { ADMIN_PASSWORD } from '../helpers/client.js';
 import { createNodeTestApp, recordReplies, type NodeTestApp } from '../helpers/node-app.js';
 import type { Suite } from '../shared/suite.js';
+import { startJwksServer } from './jwks-server.js';
 
 /**
  * Every shared suite with a default export, on Node: the app in-process on a temporary libSQL file. Every
@@ -12,15 +13,21 @@ import type { Suite } from '../shared/suite.js';
 const suites = import.meta.glob<{ default?: Suite; secrets?: string[] }>('../shared/*.suite.ts', { eager: true });
 
 let t: NodeTestApp;
+let jwks: Awaited<ReturnType<typeof startJwksServer>>;
 const seen: string[] = [];
 beforeAll(async () => {
-  t = await createNodeTestApp();
+  // The test identity provider listens on 127.0.0.1 over http: the one setting that permits it.
+  t = await createNodeTestApp({ ZITI_JWKS_ALLOW_PRIVATE: 'true', ZITI_JWKS_TIMEOUT_MS: '1000' });
   recordReplies(t.client, seen);
+  jwks = await startJwksServer();
 });
-afterAll(() => t?.close());
+afterAll(async () => {
+  t?.close();
+  await jwks?.close();
+});
 
 for (const [file, module] of Object.entries(suites)) {
-  if (module.default) describe(file.replace(/^.*\/|\.suite\.ts$/g, ''), () => module.default!({ runtime: 'node', client: () => t.client, db: () => t.deps.db }));
+  if (module.default) describe(file.replace(/^.*\/|\.suite\.ts$/g, ''), () => module.default!({ runtime: 'node', client: () => t.client, db: () => t.deps.db, jwks: () => jwks }));
 }
 
 describe('secrets', () => {

@@ -22,7 +22,7 @@ export function robustnessSuite(client: () => TestClient, fixtures: () => AuthFi
     (await fixtures().db.select({ n: count() }).from(authenticators).where(eq(authenticators.identityId, identityId)))[0].n;
 
   describe('lockout under parallel guessing', () => {
-    it('a burst of 64 guesses with maxAttempts 3 checks at most 4 passwords, locks, and the right password in it gets no session', async () => {
+    it('a burst of 64 guesses with maxAttempts 3 checks at most 4 passwords, locks, and leaves no session that works', async () => {
       const policy = await fixtures().createAuthPolicy({ updbMaxAttempts: 3, updbLockoutDurationMinutes: 5 });
       for (let round = 0; round < options.rounds; round++) {
         const username = unique('burst');
@@ -31,10 +31,14 @@ export function robustnessSuite(client: () => TestClient, fixtures: () => AuthFi
         const before = options.checkedHashes?.() ?? 0;
         const replies = await Promise.all(Array.from({ length: 64 }, (_, i) => login(username, i === right ? 'right-password' : `wrong-guess-${i}`)));
         if (options.checkedHashes) expect(options.checkedHashes() - before).toBeLessThanOrEqual(4);
-        expect(replies.filter((r) => r.status === 200)).toHaveLength(0);
-        // Every guess is refused: 401 INVALID_AUTH, or 429 once the per-user failure throttle has seen enough.
+        // The right guess wins only if the runtime happened to check it among the first maxAttempts + 1, as a
+        // sequential fourth try would; the lock the burst then triggers ends that session (checked below).
+        const won = replies.filter((r) => r.status === 200);
+        expect(won.length).toBeLessThanOrEqual(1);
+        // Every other guess is refused: 401 INVALID_AUTH, or 429 once the per-user failure throttle has seen enough.
         const refused = (r: (typeof replies)[number]) => (r.status === 401 && r.body.error.code === 'INVALID_AUTH') || (r.status === 429 && r.body.error.code === 'SERVER_TOO_MANY_REQUESTS');
-        expect(replies.filter((r) => !refused(r)).map((r) => r.text.slice(0, 200))).toEqual([]);
+        expect(replies.filter((r) => r.status !== 200 && !refused(r)).map((r) => r.text.slice(0, 200))).toEqual([]);
+        for (const r of won) expect((await client().get(`${MGMT}/current-api-session`, r.body.data.token)).status).toBe(401);
         const [row] = await fixtures().db.select({ disabledAt: identities.disabledAt }).from(identities).where(eq(identities.id, user.identityId));
         expect(row.disabledAt).not.toBeNull();
         expect(await fixtures().sessionCount(user.identityId)).toBe(0);

@@ -1,5 +1,6 @@
 import type { Db } from '../../src/db/client.js';
 import type { TestClient } from '../helpers/client.js';
+import type { JwksHost } from '../helpers/jwks-host.js';
 
 /**
  * What a shared suite gets from the runtime that runs it. A file `test/shared/<topic>.suite.ts` whose
@@ -11,6 +12,8 @@ export interface SuiteContext {
   client(): TestClient;
   /** The store the app under test uses (the same libSQL file, or the same D1 binding). */
   db(): Db;
+  /** An identity provider's JWKS endpoint the app under test can fetch (external JWT signers). */
+  jwks(): JwksHost;
 }
 
 export type Suite = (ctx: SuiteContext) => void;

@@ -21,6 +21,7 @@ export default defineProject(async () => {
             ZITI_API_ADDRESS: 'localhost:1280',
             // The zone forwards the verified client leaf in this header (src/worker.ts).
             ZITI_CLIENT_CERT_HEADER: 'x-client-cert-der',
+            ZITI_JWKS_TIMEOUT_MS: '1000',
           },
         },
       }),

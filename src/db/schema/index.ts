@@ -5,3 +5,4 @@ export * from './configs.js';
 export * from './enrollment.js';
 export * from './mfa.js';
 export type * from './rows.js';
+export * from './external-jwt-signers.js';

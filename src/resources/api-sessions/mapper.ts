@@ -1,4 +1,3 @@
-import { authQueries } from '../../auth/auth-queries.js';
 import { baseEntity, entityRef } from '../../crud/render.js';
 import type { ApiSessionView, ApiSessionWithToken, AuthPolicyRow } from '../../db/schema/rows.js';
 import type { ApiSessionDetail, AuthQueryDetail, CurrentApiSessionDetail } from '../../generated/management-types.js';
@@ -33,11 +32,11 @@ export function renderApiSession(s: ApiSessionView, identityName: string, token:
   };
 }
 
-/** The caller's own API session: adds its auth queries and expiry (reference auth-and-pki §1.4). */
-export function renderCurrentApiSession(s: ApiSessionWithToken, identityName: string, policy: Pick<AuthPolicyRow, 'requireTotp' | 'requireExtJwtSigner'> | null, timeoutSeconds: number): CurrentApiSessionDetail & { expiresAt: string } {
+/** The caller's own API session: adds its auth queries (as computed for this request) and expiry (reference auth-and-pki §1.4). */
+export function renderCurrentApiSession(s: ApiSessionWithToken, identityName: string, queries: AuthQueryDetail[], timeoutSeconds: number): CurrentApiSessionDetail & { expiresAt: string } {
   return {
     ...renderApiSession(s, identityName, s.token),
-    authQueries: authQueries(s, policy),
+    authQueries: queries,
     expiresAt: iso(s.lastActivityAt + timeoutSeconds * 1000),
     expirationSeconds: timeoutSeconds,
   };

@@ -1,9 +1,10 @@
+import { triggerRaised } from '../../crud/repo.js';
 import { referencedError, resourceService } from '../../crud/service.js';
 import type { Deps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
 import { authPolicyEntity, DEFAULT_AUTH_POLICY_ID } from './entity.js';
 import { renderAuthPolicy } from './mapper.js';
-import { identitiesUsingPolicy, missingExtJwtSigners } from './repo.js';
+import { identitiesUsingPolicy, missingExtJwtSigners, SIGNER_MISSING } from './repo.js';
 
 /** Every referenced external JWT signer must exist: 404 NOT_FOUND with the field, as the controller answers. */
 async function checkSigners(deps: Deps, values: { extJwtAllowedSigners?: unknown; requireExtJwtSigner?: string | null }): Promise<void> {
@@ -20,7 +21,7 @@ async function checkSigners(deps: Deps, values: { extJwtAllowedSigners?: unknown
  * Auth policies (reference auth-and-pki §2.6). The built-in `default` policy may be updated and patched
  * but never deleted; a policy still assigned to identities cannot be deleted (409 with the field cause).
  */
-export const authPolicyService = resourceService(authPolicyEntity, {
+const crud = resourceService(authPolicyEntity, {
   render: (r) => renderAuthPolicy(r.row),
   create: { check: (deps, values) => checkSigners(deps, values) },
   update: { check: (deps, values) => checkSigners(deps, values) },
@@ -33,3 +34,24 @@ export const authPolicyService = resourceService(authPolicyEntity, {
     },
   },
 });
+
+/**
+ * A signer deleted between the check and the write is caught by the store's trigger: checked again, it is
+ * the same 404 naming the field.
+ */
+async function whileSignersExist<T>(deps: Deps, body: unknown, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    if (!triggerRaised(e, SIGNER_MISSING)) throw e;
+    const b = body as { primary?: { extJwt?: { allowedSigners?: string[] | null } }; secondary?: { requireExtJwtSigner?: string | null } } | undefined;
+    await checkSigners(deps, { extJwtAllowedSigners: b?.primary?.extJwt?.allowedSigners ?? [], requireExtJwtSigner: b?.secondary?.requireExtJwtSigner ?? null });
+    throw new ApiError('NOT_FOUND', { code: 'UNHANDLED', message: 'externalJwtSigner not found' });
+  }
+}
+
+export const authPolicyService = {
+  ...crud,
+  create: (deps: Deps, body: Parameters<typeof crud.create>[1]) => whileSignersExist(deps, body, () => crud.create(deps, body)),
+  update: (deps: Deps, id: string, body: Parameters<typeof crud.update>[2], mode: 'update' | 'patch') => whileSignersExist(deps, body, () => crud.update(deps, id, body, mode)),
+};

@@ -1,3 +1,5 @@
+import { authQueries } from '../../auth/auth-queries.js';
+import { secondaryExtJwtQuery } from '../../auth/ext-jwt-secondary.js';
 import { handlers, type SharedOperations } from '../../http/handler.js';
 import { json } from '../../http/envelope.js';
 import { renderCurrentApiSession } from '../api-sessions/mapper.js';
@@ -8,7 +10,9 @@ export const authenticateHandlers = handlers<SharedOperations>()({
   async authenticate({ svc, query, body, clientCertificate, reply }) {
     const { apiSession, identity, authPolicy, certExtension: flags } = await authenticate(svc, { method: query.method, body, clientCertificate });
     const timeout = svc.deps.config.sessionTimeoutSeconds;
-    const data = { ...renderCurrentApiSession(apiSession, identity.name, authPolicy, timeout), ...flags };
+    // The secondary ext-jwt check applies to the login request too (§8.3).
+    const extJwt = await secondaryExtJwtQuery(svc.deps, authPolicy, identity.id, svc.bearerTokens(), svc.requestId);
+    const data = { ...renderCurrentApiSession(apiSession, identity.name, authQueries(apiSession, authPolicy, extJwt), timeout), ...flags };
     const response = json({ data, meta: {} }, 200, {
       'zt-session': apiSession.token,
       'expiration-seconds': String(timeout),

@@ -1,0 +1,55 @@
+import { baseEntity } from '../../crud/render.js';
+import type { ClientExternalJwtSignerDetail } from '../../generated/client-types.js';
+import type { ExternalJwtSignerDetail } from '../../generated/management-types.js';
+import { readJson } from '../../lib/json.js';
+import { iso } from '../../lib/time.js';
+import type { ExternalJwtSignerRow } from './entity.js';
+
+/** Go's zero time: what the controller renders for the certificate dates of a JWKS signer. */
+const ZERO_TIME = '0001-01-01T00:00:00.000Z';
+
+function scopesOf(s: ExternalJwtSignerRow): string[] {
+  return readJson<string[] | null>(s.scopes, null) ?? [];
+}
+
+/** Management `externalJwtSignerDetail`: every field (reference auth-and-pki §8.1). */
+export function renderExternalJwtSigner(s: ExternalJwtSignerRow): ExternalJwtSignerDetail {
+  return {
+    ...baseEntity(s, `./external-jwt-signers/${s.id}`),
+    name: s.name,
+    enabled: s.enabled,
+    issuer: s.issuer,
+    audience: s.audience,
+    certPem: s.certPem,
+    jwksEndpoint: s.jwksEndpoint,
+    kid: s.kid ?? '',
+    claimsProperty: s.claimsProperty,
+    useExternalId: s.useExternalId,
+    externalAuthUrl: s.externalAuthUrl ?? '',
+    clientId: s.clientId ?? '',
+    scopes: scopesOf(s),
+    targetToken: s.targetToken === 'ID' ? 'ID' : 'ACCESS',
+    fingerprint: s.fingerprint ?? '',
+    commonName: s.commonName ?? '',
+    notBefore: s.notBefore === null ? ZERO_TIME : iso(s.notBefore),
+    notAfter: s.notAfter === null ? ZERO_TIME : iso(s.notAfter),
+  };
+}
+
+/**
+ * The client API's view (§8.4): only what a browser needs to send a person to the provider. Issuer, kid,
+ * key material, claimsProperty and useExternalId stay private.
+ */
+export function renderClientExternalJwtSigner(s: ExternalJwtSignerRow): ClientExternalJwtSignerDetail {
+  const scopes = scopesOf(s);
+  return {
+    ...baseEntity(s, `./external-jwt-signers/${s.id}`),
+    name: s.name,
+    // The controller renders null when unset; the specification requires a string.
+    externalAuthUrl: s.externalAuthUrl ?? '',
+    clientId: s.clientId,
+    audience: s.audience,
+    scopes: scopes.length > 0 ? scopes : null,
+    targetToken: s.targetToken === 'ID' ? 'ID' : 'ACCESS',
+  };
+}

@@ -5,6 +5,7 @@ import type { Config } from '../../config.js';
 import type { ServiceContext } from '../../deps.js';
 import { ApiError, notFound } from '../../errors.js';
 import type { RequestSession } from '../../http/session.js';
+import type { AuthPolicyRow as AuthPolicy } from '../../db/schema/index.js';
 import { cuid, uuid } from '../../lib/ids.js';
 import { matchRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret, provisioningUrl } from '../../mfa/totp.js';
 import { qrCodePng } from '../../mfa/qr-png.js';
@@ -129,7 +130,14 @@ async function matchCode(svc: ServiceContext, m: Opened, code: string, recoveryA
  * identity) like failed logins and count towards the policy's lockout (a missing or empty one does
  * not); the caller's write decides whether a right code is still unused.
  */
-async function checkSecondFactor(svc: ServiceContext, caller: RequestSession, m: Opened, code: string | undefined, recoveryAllowed: boolean): Promise<Match> {
+async function checkSecondFactor(
+  svc: ServiceContext,
+  caller: RequestSession,
+  m: Opened,
+  code: string | undefined,
+  recoveryAllowed: boolean,
+  policyRead: Promise<AuthPolicy | undefined> = findAuthPolicy(svc.deps.db, caller.identity.authPolicyId),
+): Promise<Match> {
   const { deps } = svc;
   // No code at all is a malformed request, not a guess: refused without counting.
   if (!code) throw invalidToken();
@@ -138,7 +146,7 @@ async function checkSecondFactor(svc: ServiceContext, caller: RequestSession, m:
   const throttleKey = mfaAttemptKey(caller.identity.id);
   throttle.check(address, throttleKey, deps.now());
   // Counted before the check, like a password (ADR 0005): parallel guesses cannot outrun the limit.
-  const policy = await findAuthPolicy(deps.db, caller.identity.authPolicyId);
+  const policy = await policyRead;
   if (!policy) throw new ApiError('UNAUTHORIZED');
   const subject = secondFactorSubject(caller.identity.id, policy);
   const reservation = await reservePasswordCheck(deps, subject, svc.requestId);
@@ -160,10 +168,13 @@ async function checkSecondFactor(svc: ServiceContext, caller: RequestSession, m:
  */
 export async function authenticateMfa(svc: ServiceContext, caller: RequestSession, code: string): Promise<void> {
   const { deps } = svc;
+  // The hot path: the enrolment and the policy (for the lockout count) are read together.
+  const policyRead = findAuthPolicy(deps.db, caller.identity.authPolicyId);
+  policyRead.catch(() => undefined); // awaited below, or moot when this fails first
   const row = await findMfa(deps.db, caller.identity.id);
   if (!row || !row.isVerified) throw new ApiError('MFA_NOT_ENROLLED');
   const m = await open(deps.config, row);
-  const match = await checkSecondFactor(svc, caller, m, code, true);
+  const match = await checkSecondFactor(svc, caller, m, code, true, policyRead);
   await consume(svc, caller, m, match, true, (won) => [completeSession(deps.db, caller.apiSession.id, deps.now(), won, false)]);
 }
 

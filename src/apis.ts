@@ -29,6 +29,7 @@ import { clientExternalJwtSignerHandlers, externalJwtSignerHandlers } from './re
 import { identityHandlers } from './resources/identities/handlers.js';
 import { sessionCertificateHandlers } from './resources/session-certificates/handlers.js';
 import { identityTypeHandlers } from './resources/identity-types/handlers.js';
+import { identityMfaHandlers, mfaHandlers } from './resources/mfa/handlers.js';
 
 /**
  * Both APIs: the generated operation tables with the handlers implemented so far. Operations both APIs
@@ -45,6 +46,7 @@ export const clientApi: ApiDefinition = {
     authenticateHandlers,
     currentApiSessionHandlers,
     currentIdentityHandlers,
+    mfaHandlers,
     certExtensionHandlers,
     enrollHandlers,
     sessionCertificateHandlers,
@@ -62,8 +64,10 @@ export const managementApi: ApiDefinition = {
     authenticateHandlers,
     currentApiSessionHandlers,
     currentIdentityHandlers,
+    mfaHandlers,
     apiSessionHandlers,
     identityHandlers,
+    identityMfaHandlers,
     identityTypeHandlers,
     authenticatorHandlers,
     authPolicyHandlers,

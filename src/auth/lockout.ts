@@ -2,7 +2,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client.js';
 import type { Deps } from '../deps.js';
 import type { AuthPolicyRow } from '../http/session.js';
-import { disableIdentityStatements, lockIdentity, reserveAttempt, resetFailures, resetIdentityFailures, touchAttempts } from './repo.js';
+import { disableIdentityStatements, lockIdentity, mfaAttemptKey, reserveAttempt, resetFailures, resetIdentityFailures, touchAttempts } from './repo.js';
 
 type LockoutPolicy = Pick<AuthPolicyRow, 'updbMaxAttempts' | 'updbLockoutDurationMinutes'>;
 
@@ -58,7 +58,8 @@ export async function equaliseFailure(deps: Deps): Promise<void> {
 async function lockOut(deps: Deps, subject: LockoutSubject, now: number, requestId: string): Promise<void> {
   const minutes = subject.policy.updbLockoutDurationMinutes;
   const locked = await lockIdentity(deps.db, subject.identityId, subject.authenticatorId, now, minutes > 0 ? now + minutes * 60_000 : null);
-  if (locked) deps.log.warn('identity locked out after failed password attempts', { requestId, identityId: subject.identityId, lockoutMinutes: minutes });
+  const what = subject.authenticatorId === mfaAttemptKey(subject.identityId) ? 'second-factor' : 'password';
+  if (locked) deps.log.warn(`identity locked out after failed ${what} attempts`, { requestId, identityId: subject.identityId, lockoutMinutes: minutes });
 }
 
 /**
@@ -68,6 +69,16 @@ async function lockOut(deps: Deps, subject: LockoutSubject, now: number, request
 export async function countPasswordFailure(deps: Deps, subject: LockoutSubject, requestId: string): Promise<void> {
   const reservation = await reservePasswordCheck(deps, subject, requestId);
   await passwordCheckFailed(deps, subject, reservation, requestId);
+}
+
+/**
+ * A second factor (TOTP or recovery code) is counted like a password (ADR 0008): reserved before the code
+ * is checked, under the same policy limit, in its own per-identity count (`mfa:<identityId>`), so a
+ * password login, which clears only its authenticator's count, does not reset the guesses at the second
+ * factor. A right code clears it (the MFA service does, in the batch that consumes the code).
+ */
+export function secondFactorSubject(identityId: string, policy: LockoutPolicy): LockoutSubject {
+  return { authenticatorId: mfaAttemptKey(identityId), identityId, policy };
 }
 
 /** Statements that clear a success's count, in the session batch; none without a lockout policy. */

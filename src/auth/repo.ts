@@ -1,12 +1,15 @@
-import { and, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client.js';
-import { apiSessions, authAttempts, authenticators, authPolicies, identities } from '../db/schema/index.js';
+import { apiSessions, authAttempts, authenticators, authPolicies, identities, mfas } from '../db/schema/index.js';
 
-/** The updb authenticator for a username (exact, case-sensitive), with its identity, policy and failure count, in one read. */
+/** Whether the identity row being read has a verified MFA enrolment (its sessions then start partial, §1.3 step 4). */
+export const hasVerifiedMfa = sql<number>`EXISTS (SELECT 1 FROM ${mfas} AS m WHERE m.identity_id = "identities"."id" AND m.is_verified = 1)`;
+
+/** The updb authenticator for a username (exact, case-sensitive), with its identity, policy, failure count and MFA state, in one read. */
 export async function findPasswordLogin(db: Db, username: string) {
   const rows = await db
-    .select({ authenticator: authenticators, identity: identities, authPolicy: authPolicies, failedCount: authAttempts.failedCount })
+    .select({ authenticator: authenticators, identity: identities, authPolicy: authPolicies, failedCount: authAttempts.failedCount, hasVerifiedMfa })
     .from(authenticators)
     .innerJoin(identities, eq(identities.id, authenticators.identityId))
     .leftJoin(authPolicies, eq(authPolicies.id, identities.authPolicyId))
@@ -64,9 +67,24 @@ export function resetFailures(db: Db, authenticatorId: string): BatchItem<'sqlit
   return db.delete(authAttempts).where(eq(authAttempts.authenticatorId, authenticatorId));
 }
 
-/** Forgets the failed attempts of every authenticator of an identity (admin enable, identity delete: run it first). */
+/**
+ * The `auth_attempts` key of an identity's failed second-factor attempts: per identity, not per
+ * authenticator, so that a password login (which clears its authenticator's count) does not clear them.
+ */
+export function mfaAttemptKey(identityId: string): string {
+  return `mfa:${identityId}`;
+}
+
+/** Forgets the failed attempts of every authenticator of an identity and of its MFA (admin enable, identity delete: run it first). */
 export function resetIdentityFailures(db: Db, identityId: string): BatchItem<'sqlite'> {
-  return db.delete(authAttempts).where(inArray(authAttempts.authenticatorId, db.select({ id: authenticators.id }).from(authenticators).where(eq(authenticators.identityId, identityId))));
+  return db
+    .delete(authAttempts)
+    .where(
+      or(
+        inArray(authAttempts.authenticatorId, db.select({ id: authenticators.id }).from(authenticators).where(eq(authenticators.identityId, identityId))),
+        eq(authAttempts.authenticatorId, mfaAttemptKey(identityId)),
+      ),
+    );
 }
 
 /** Disables an identity (a lockout or an admin action) until `until` (null = indefinitely): its API sessions end with it. */

@@ -3,6 +3,7 @@ import type { Db } from '../db/client.js';
 import { authenticators, authPolicies, cas, enrollments, identities } from '../db/schema/index.js';
 import { defineEntity } from '../crud/entity.js';
 import { qualified as q, uniqueViolation, type Statement } from '../crud/repo.js';
+import { hasVerifiedMfa } from '../auth/repo.js';
 import { ApiError } from '../errors.js';
 import { commonFields, type FieldMap } from '../crud/list-query.js';
 import { shortId } from '../lib/ids.js';
@@ -161,6 +162,8 @@ function prepareCertLogin(db: Db) {
         certAllowed: authPolicies.certAllowed,
         certAllowExpired: authPolicies.certAllowExpired,
       },
+      // A verified MFA enrolment makes the new session partial (§1.3 step 4).
+      hasVerifiedMfa,
     })
     .from(authenticators)
     .innerJoin(identities, eq(identities.id, authenticators.identityId))
@@ -201,7 +204,7 @@ export async function anyCa(db: Db): Promise<boolean> {
 /** The identity with an externalId, with its auth policy. */
 export async function identityByExternalId(db: Db, externalId: string) {
   const rows = await db
-    .select({ identity: identities, authPolicy: authPolicies })
+    .select({ identity: identities, authPolicy: authPolicies, hasVerifiedMfa })
     .from(identities)
     .leftJoin(authPolicies, eq(authPolicies.id, identities.authPolicyId))
     .where(eq(identities.externalId, externalId))

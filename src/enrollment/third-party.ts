@@ -164,7 +164,7 @@ export async function enrollCa(deps: Deps, cert: ClientCertificate | undefined, 
  * Returns `{identity, authPolicy}` when the CA's externalId claim names an identity, `{}` when the
  * identity is to be found by the certificate's fingerprint, or undefined when no such CA verifies it.
  */
-export async function thirdPartyLogin(deps: Deps, leaf: x509.X509Certificate, intermediates: x509.X509Certificate[], now: Date): Promise<{ identity?: IdentityRow; authPolicy?: AuthPolicyRow | null } | undefined> {
+export async function thirdPartyLogin(deps: Deps, leaf: x509.X509Certificate, intermediates: x509.X509Certificate[], now: Date): Promise<{ identity?: IdentityRow; authPolicy?: AuthPolicyRow | null; hasVerifiedMfa?: boolean } | undefined> {
   const presented: PresentedLeaf = { cert: leaf, intermediates, fingerprint: '' };
   for (const ca of await casWhere(deps.db, 'auth')) {
     if (!(await verifiedBy(presented, ca, now))) continue;
@@ -174,7 +174,7 @@ export async function thirdPartyLogin(deps: Deps, leaf: x509.X509Certificate, in
     if (!externalId) return {};
     const found = await identityByExternalId(deps.db, externalId);
     if (!found) throw new ApiError('INVALID_AUTH');
-    return { identity: found.identity, authPolicy: found.authPolicy };
+    return { identity: found.identity, authPolicy: found.authPolicy, hasVerifiedMfa: Boolean(found.hasVerifiedMfa) };
   }
   return undefined;
 }

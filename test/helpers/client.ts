@@ -12,6 +12,8 @@ export interface Reply<T = any> {
   headers: Headers;
   body: T;
   text: string;
+  /** The body as received (binary bodies such as PNG). */
+  bytes: Uint8Array;
 }
 
 export interface RequestOptions {
@@ -37,7 +39,8 @@ export class TestClient {
     if (options.token) headers.set('zt-session', options.token);
     const response = await this.fetcher(new Request(ORIGIN + path, { method: options.method ?? (body ? 'POST' : 'GET'), headers, body }));
     // Decode bytes ourselves: some bodies (PKCS#7 in base64) are text without a text content type.
-    const text = new TextDecoder().decode(await response.arrayBuffer());
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const text = new TextDecoder().decode(bytes);
     let parsed: any = text;
     if ((response.headers.get('content-type') ?? '').includes('json')) {
       try {
@@ -46,7 +49,7 @@ export class TestClient {
         parsed = text;
       }
     }
-    return { status: response.status, headers: response.headers, body: parsed, text };
+    return { status: response.status, headers: response.headers, body: parsed, text, bytes };
   }
 
   get<T = any>(path: string, token?: string) {

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { authPolicies, externalJwtSigners, identities } from '../../db/schema/index.js';
+import { hasVerifiedMfa } from '../repo.js';
 
 export type SignerRow = typeof externalJwtSigners.$inferSelect;
 
@@ -18,7 +19,8 @@ const signerByIssuer = preparedPer((db) => db.select().from(externalJwtSigners).
 const signerById = preparedPer((db) => db.select().from(externalJwtSigners).where(eq(externalJwtSigners.id, sql.placeholder('id'))).limit(1).prepare());
 const identityQuery = (db: Db, column: typeof identities.id | typeof identities.externalId) =>
   db
-    .select({ identity: identities, authPolicy: authPolicies })
+    // hasVerifiedMfa: a verified MFA enrolment makes the new session partial (§1.3 step 4).
+    .select({ identity: identities, authPolicy: authPolicies, hasVerifiedMfa })
     .from(identities)
     .leftJoin(authPolicies, eq(authPolicies.id, identities.authPolicyId))
     .where(eq(column, sql.placeholder('claim')))
@@ -36,7 +38,7 @@ export async function findSigner(db: Db, id: string): Promise<SignerRow | undefi
   return (await signerById(db).all({ id }))[0];
 }
 
-/** The identity a token's claim names (by id or by externalId), with its auth policy, in one read. */
+/** The identity a token's claim names (by id or by externalId), with its auth policy and MFA state, in one read. */
 export async function findClaimedIdentity(db: Db, claim: string, byExternalId: boolean) {
   return (await (byExternalId ? identityByExternalId : identityById)(db).all({ claim }))[0];
 }

@@ -111,7 +111,7 @@ export const certMethod: AuthMethod = {
         const third = await thirdPartyLogin(deps, first.leaf!, first.intermediates!, new Date(now));
         if (!third) throw new ApiError('INVALID_AUTH');
         leafFacts = facts(first.leaf!, presented.chainDer[0], false, false);
-        if (third.identity) return certResult(deps, third.identity, third.authPolicy ?? null, 'internal', false, false, fingerprint, leafFacts, now);
+        if (third.identity) return certResult(deps, third.identity, third.authPolicy ?? null, 'internal', false, false, fingerprint, leafFacts, now, Boolean(third.hasVerifiedMfa));
       }
     } else if (presented.fingerprintSha1) {
       fingerprint = presented.fingerprintSha1;
@@ -131,7 +131,10 @@ export const certMethod: AuthMethod = {
       leafFacts = facts(stored, new Uint8Array(stored.rawData), true, authenticator.isIssuedByNetwork);
     }
     const improper = authenticator.isIssuedByNetwork && !leafFacts.rootOnly;
-    return { ...certResult(deps, identity, authPolicy, authenticator.id, authenticator.isIssuedByNetwork, improper, fingerprint, leafFacts, now), certExtension: extensionFlagsOf(authenticator) };
+    return {
+      ...certResult(deps, identity, authPolicy, authenticator.id, authenticator.isIssuedByNetwork, improper, fingerprint, leafFacts, now, Boolean(found.hasVerifiedMfa)),
+      certExtension: extensionFlagsOf(authenticator),
+    };
   },
 };
 
@@ -145,6 +148,7 @@ function certResult(
   fingerprint: string,
   leaf: LeafFacts,
   now: number,
+  hasVerifiedMfa: boolean,
 ): PrimaryAuthResult {
   if (isDisabled(identity, now) || !authPolicy || !authPolicy.certAllowed) throw new ApiError('INVALID_AUTH');
   if (!authPolicy.certAllowExpired && (now < leaf.validFrom || now > leaf.validTo)) throw new ApiError('INVALID_AUTH');
@@ -154,6 +158,7 @@ function certResult(
     authenticatorId,
     isCertExtendable: issuedByNetwork,
     improperClientCertChain: improper,
+    hasVerifiedMfa,
     statements: [],
     sessionStatements: (apiSessionId) => [
       insertSessionCertificate(deps.db, {

@@ -38,6 +38,7 @@ export const extJwtMethod: AuthMethod = {
       authenticatorId: `extJwtId:${signer.id}`,
       isCertExtendable: false,
       improperClientCertChain: false,
+      hasVerifiedMfa: Boolean(found.hasVerifiedMfa),
       statements: [],
     };
   },

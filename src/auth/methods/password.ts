@@ -44,6 +44,7 @@ export const passwordMethod: AuthMethod = {
       authenticatorId: subject.authenticatorId,
       isCertExtendable: false,
       improperClientCertChain: false,
+      hasVerifiedMfa: Boolean(found!.hasVerifiedMfa),
       statements: clearFailuresOnSuccess(deps.db, subject.authenticatorId, reservation?.checked === true && reservation.attempt > 0),
     };
   },

@@ -31,6 +31,8 @@ export interface PrimaryAuthResult {
   authenticatorId: string;
   isCertExtendable: boolean;
   improperClientCertChain: boolean;
+  /** The identity has a verified MFA enrolment: the session starts partial (read with the identity, §1.3 step 4). */
+  hasVerifiedMfa: boolean;
   /** Statements to run in the session-creation batch (e.g. clearing failed attempts). */
   statements: BatchItem<'sqlite'>[];
   /** Extension flags of the cert authenticator used (reference §1.8), omitted when false. */

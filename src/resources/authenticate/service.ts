@@ -61,8 +61,8 @@ export async function authenticate(
       authenticatorId: result.authenticatorId,
       ipAddress: address,
       configTypes: JSON.stringify(resolveConfigTypes(body?.configTypes, NO_CONFIG_TYPES)),
-      // MFA enrolments do not exist yet, so no identity has a verified one (§1.3 step 4).
-      isMfaRequired: false,
+      // A verified MFA enrolment makes the session partial until POST /authenticate/mfa (§1.3 step 4).
+      isMfaRequired: result.hasVerifiedMfa,
       isMfaComplete: false,
       passedMfaAt: null,
       isCertExtendable: result.isCertExtendable,

@@ -2,12 +2,16 @@ import { and, count, eq, ne, sql } from 'drizzle-orm';
 import type { ResolvedListQuery } from '../../crud/list-query.js';
 import { listPage, uniqueViolation, type Statement } from '../../crud/repo.js';
 import { atomic, type Db } from '../../db/client.js';
-import { authenticators, identities } from '../../db/schema/index.js';
+import { authenticators, identities, mfas } from '../../db/schema/index.js';
 import type { AuthenticatorRow } from '../authenticators/entity.js';
 
 function prepareIdentityRead(db: Db) {
   return db
-    .select({ identity: identities, authenticator: { id: authenticators.id, method: authenticators.method, username: authenticators.username, fingerprint: authenticators.certFingerprint } })
+    .select({
+      identity: identities,
+      isMfaEnabled: sql<number>`EXISTS (SELECT 1 FROM ${mfas} AS m WHERE m.identity_id = "identities"."id" AND m.is_verified = 1)`,
+      authenticator: { id: authenticators.id, method: authenticators.method, username: authenticators.username, fingerprint: authenticators.certFingerprint },
+    })
     .from(identities)
     .leftJoin(authenticators, eq(authenticators.identityId, identities.id))
     .where(eq(identities.id, sql.placeholder('id')))
@@ -23,7 +27,7 @@ export async function identityWithAuthenticators(db: Db, identityId: string) {
   if (!read) identityReads.set(db, (read = prepareIdentityRead(db)));
   const rows = await read.all({ id: identityId });
   if (rows.length === 0) return undefined;
-  return { identity: rows[0].identity, authenticators: rows.flatMap((r) => (r.authenticator?.id ? [r.authenticator] : [])) };
+  return { identity: rows[0].identity, isMfaEnabled: Boolean(rows[0].isMfaEnabled), authenticators: rows.flatMap((r) => (r.authenticator?.id ? [r.authenticator] : [])) };
 }
 
 export async function listIdentityAuthenticators(db: Db, identityId: string, q: ResolvedListQuery) {

@@ -28,8 +28,7 @@ export async function currentIdentity(deps: Deps, caller: RequestSession) {
     authenticators: summary,
     // The caller holds a session right now.
     hasApiSession: true,
-    // MFA enrolments do not exist yet.
-    isMfaEnabled: false,
+    isMfaEnabled: found.isMfaEnabled,
     authPolicyName: caller.authPolicy.name,
     // Enrolments do not exist yet, so none is outstanding.
     enrollment: {},

@@ -75,8 +75,7 @@ export function extrasFromSelected(selected: IdentityExtraValues, authPolicyId: 
   return {
     authenticators: summary,
     hasApiSession: Boolean(selected.hasApiSession),
-    // MFA enrolments do not exist yet.
-    isMfaEnabled: false,
+    isMfaEnabled: Boolean(selected.isMfaEnabled),
     authPolicyName: selected.authPolicyName ?? authPolicyId,
     // Pending enrollments with their JWT still sealed; the service opens them (openEnrollmentMaps).
     enrollment: enrollmentMap(selected.enrollmentSummary),

@@ -2,7 +2,7 @@ import { eq, sql, type SQL } from 'drizzle-orm';
 import { disableIdentityStatements, enableIdentityStatements } from '../../auth/lockout.js';
 import { resetIdentityFailures } from '../../auth/repo.js';
 import { atomic, type Db } from '../../db/client.js';
-import { apiSessions, authenticators, authPolicies, identities, identityServiceConfigs } from '../../db/schema/index.js';
+import { apiSessions, authenticators, authPolicies, identities, identityServiceConfigs, mfas } from '../../db/schema/index.js';
 import { missingEntityIds } from '../../policy/repo.js';
 import { compileRoleFilter, type ResolvedListQuery } from '../../crud/list-query.js';
 import { listPage, qualified as q, type Statement } from '../../crud/repo.js';
@@ -12,7 +12,8 @@ import { identitySessionCertificatesCascade } from '../session-certificates/repo
 /**
  * What the identity detail shows besides its row, selected with it as correlated sub-queries so that a
  * detail is one read and a list page one SELECT (plus its COUNT): the auth policy's name, the
- * authenticator summary (at most one per method) and whether a live API session exists.
+ * authenticator summary (at most one per method), whether a live API session exists and whether a
+ * verified MFA enrolment exists.
  */
 export function identityExtras(liveSince: number) {
   return {
@@ -20,9 +21,10 @@ export function identityExtras(liveSince: number) {
     authenticatorSummary: sql<string | null>`(SELECT json_group_array(json_object('id', ${q(authenticators.id)}, 'method', ${q(authenticators.method)}, 'username', ${q(authenticators.username)}, 'fingerprint', ${q(authenticators.certFingerprint)})) FROM ${authenticators} WHERE ${q(authenticators.identityId)} = ${q(identities.id)})`,
     enrollmentSummary: identityEnrollmentSummary(),
     hasApiSession: sql<number>`EXISTS (SELECT 1 FROM ${apiSessions} WHERE ${q(apiSessions.identityId)} = ${q(identities.id)} AND ${q(apiSessions.lastActivityAt)} >= ${liveSince})`,
+    isMfaEnabled: sql<number>`EXISTS (SELECT 1 FROM ${mfas} AS m WHERE m.identity_id = ${q(identities.id)} AND m.is_verified = 1)`,
   };
 }
-export type IdentityExtraValues = { authPolicyName: string | null; authenticatorSummary: string | null; enrollmentSummary: string | null; hasApiSession: number };
+export type IdentityExtraValues = { authPolicyName: string | null; authenticatorSummary: string | null; enrollmentSummary: string | null; hasApiSession: number; isMfaEnabled: number };
 
 export async function authPolicyExists(db: Db, id: string): Promise<boolean> {
   const rows = await db.select({ id: authPolicies.id }).from(authPolicies).where(eq(authPolicies.id, id)).limit(1);
@@ -36,9 +38,9 @@ export function missingServiceIds(db: Db, ids: string[]): Promise<string[]> {
 
 /**
  * What goes with a deleted identity, in its batch: failed-attempt rows (selected through its
- * authenticators, so this runs first), API sessions, authenticators and service-config overrides (policy
- * links and `@id` entries are removed by the service). Enrolments, MFA and posture data join here as
- * those resources arrive.
+ * authenticators, so this runs first), API sessions, authenticators, enrollments, session certificates, MFA
+ * and service-config overrides (policy links and `@id` entries are removed by the service). Posture data
+ * joins here when posture checks arrive.
  */
 export function identityCascade(db: Db, identityId: string): Statement[] {
   return [
@@ -48,6 +50,7 @@ export function identityCascade(db: Db, identityId: string): Statement[] {
     identityEnrollmentsCascade(db, identityId),
     identitySessionCertificatesCascade(db, identityId),
     db.delete(identityServiceConfigs).where(eq(identityServiceConfigs.identityId, identityId)),
+    db.delete(mfas).where(eq(mfas.identityId, identityId)),
   ];
 }
 

@@ -24,7 +24,7 @@ export interface PageQuery {
 
 const TOTAL = '__total';
 
-export async function listPage<Row>(db: Db, table: SQLiteTable, selection: Record<string, unknown>, q: PageQuery): Promise<{ rows: Row[]; total: number }> {
+export async function pageWithTotal<Row>(db: Db, table: SQLiteTable, selection: Record<string, unknown>, q: PageQuery): Promise<{ rows: Row[]; total: number }> {
   const total = sql<number>`(select count(*) from ${table}${q.where ? sql` where ${q.where}` : sql``})`.mapWith(Number);
   // drizzle's builders are typed per table; this generic code works on any table and selection.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { readCapped } from '../lib/streams.js';
 import { ApiError, causeValue, SECRET_FIELDS } from '../errors.js';
 import type { OperationSpec, ParamSpec } from './operation.js';
 
@@ -60,31 +61,8 @@ function checkParamValue(p: ParamSpec, value: string): unknown {
 }
 
 /** Reads a request body, refusing more than MAX_BODY_BYTES before buffering it all. */
-export async function readBodyCapped(request: Request): Promise<Uint8Array> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw new ApiError('REQUEST_TOO_LARGE');
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw new ApiError('REQUEST_TOO_LARGE');
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+export function readBodyCapped(request: Request): Promise<Uint8Array> {
+  return readCapped(request.body, request.headers.get('content-length'), MAX_BODY_BYTES, () => new ApiError('REQUEST_TOO_LARGE'));
 }
 
 /** The media type of a Content-Type header, lower-cased, without parameters. */

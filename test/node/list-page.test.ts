@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { and, asc, count, desc, eq, like, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listPage } from '../../src/db/list-page.js';
+import { pageWithTotal } from '../../src/db/list-page.js';
 import { openStore, prepareDataDir, type NodeStore } from '../../src/db/node-store.js';
 import { identities } from '../../src/db/schema/index.js';
 import { MIGRATIONS_DIR } from '../../src/node.js';
@@ -46,7 +46,7 @@ describe('one-statement list page', () => {
       const expectedRows = await store.db.select(selection).from(identities).where(where).orderBy(...orderBy).limit(limit ?? -1).offset(offset);
       const [expectedTotal] = await store.db.select({ n: count() }).from(identities).where(where);
       statements.length = 0;
-      const page = await listPage<{ row: typeof identities.$inferSelect }>(store.db, identities, selection, { where, orderBy, limit, offset });
+      const page = await pageWithTotal<{ row: typeof identities.$inferSelect }>(store.db, identities, selection, { where, orderBy, limit, offset });
       expect(page.total).toBe(expectedTotal.n);
       expect(page.rows).toEqual(expectedRows);
       // One statement, except the rare page past the end.

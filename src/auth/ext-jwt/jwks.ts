@@ -1,5 +1,6 @@
 import type { JWK } from 'jose';
 import { isIpLiteral, isPrivateAddress, refuseJwksUrl } from './hosts.js';
+import { readCapped } from '../../lib/streams.js';
 
 /** A JWKS is a few kilobytes; anything near this is not one. */
 export const JWKS_MAX_BYTES = 256 * 1024;
@@ -44,32 +45,8 @@ async function checkUrl(url: URL, policy: JwksFetchPolicy): Promise<void> {
   if (addresses.length === 0 || addresses.some(isPrivateAddress)) throw new JwksError('JWKS endpoint refused: host resolves to a private address');
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) {
-    await response.body?.cancel();
-    throw new JwksError('JWKS response too large');
-  }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new JwksError('JWKS response too large');
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
-  }
+async function readJwksText(response: Response, maxBytes: number): Promise<string> {
+  const bytes = await readCapped(response.body, response.headers.get('content-length'), maxBytes, () => new JwksError('JWKS response too large'));
   return new TextDecoder().decode(bytes);
 }
 
@@ -136,7 +113,7 @@ async function exchange(endpoint: string, policy: JwksFetchPolicy, signal: Abort
         await response.body?.cancel();
         throw new JwksError(`JWKS endpoint answered ${response.status}`);
       }
-      return parseJwks(await readCapped(response, policy.maxBytes ?? JWKS_MAX_BYTES));
+      return parseJwks(await readJwksText(response, policy.maxBytes ?? JWKS_MAX_BYTES));
     }
   } catch (e) {
     if (e instanceof JwksError) throw e;

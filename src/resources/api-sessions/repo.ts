@@ -1,7 +1,7 @@
 import { and, eq, getTableColumns, gte, inArray, lt, notExists, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { identityEnabledAt } from '../../auth/repo.js';
-import { listPage } from '../../db/list-page.js';
+import { pageWithTotal } from '../../db/list-page.js';
 import type { Db } from '../../db/client.js';
 import { apiSessionCertificates, apiSessions, identities } from '../../db/schema/index.js';
 import type { ResolvedListQuery } from '../../crud/list-query.js';
@@ -15,7 +15,7 @@ const listColumns = { apiSession: apiSessions, identityName: sql<string | null>`
 /** Live sessions (last activity at or after `liveSince`), filtered, sorted and paged, with their total: one statement. */
 export async function listApiSessions(db: Db, q: ResolvedListQuery, liveSince: number) {
   const where = and(gte(apiSessions.lastActivityAt, liveSince), q.where);
-  return listPage<{ apiSession: typeof apiSessions.$inferSelect; identityName: string | null }>(db, apiSessions, listColumns, { where, orderBy: q.orderBy, limit: q.limit, offset: q.offset });
+  return pageWithTotal<{ apiSession: typeof apiSessions.$inferSelect; identityName: string | null }>(db, apiSessions, listColumns, { where, orderBy: q.orderBy, limit: q.limit, offset: q.offset });
 }
 
 export async function findApiSession(db: Db, id: string, liveSince: number) {

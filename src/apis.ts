@@ -20,7 +20,7 @@ import { servicePolicyHandlers } from './resources/service-policies/handlers.js'
 import { serviceHandlers } from './resources/services/handlers.js';
 import { terminatorHandlers } from './resources/terminators/handlers.js';
 import { transitRouterHandlers } from './resources/transit-routers/handlers.js';
-import { currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
+import { currentApiSessionClientHandlers, currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
 import { currentIdentityHandlers } from './resources/current-identity/handlers.js';
 import { discoveryHandlers } from './resources/discovery/handlers.js';
 import { enrollHandlers } from './resources/enroll/handlers.js';
@@ -45,6 +45,7 @@ export const clientApi: ApiDefinition = {
     discoveryHandlers.client,
     authenticateHandlers,
     currentApiSessionHandlers,
+    currentApiSessionClientHandlers,
     currentIdentityHandlers,
     mfaHandlers,
     certExtensionHandlers,

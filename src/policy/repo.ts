@@ -14,6 +14,7 @@ import { listPage, qualified as q, type Statement } from '../crud/repo.js';
 import type { Db } from '../db/client.js';
 import { accessCounts, edgeRouterPolicies, edgeRouters, identities, linkGenerations, policyLinks, serviceEdgeRouterPolicies, servicePolicies, services } from '../db/schema/index.js';
 import { roleAttrs, roleIds, type Semantic } from './roles.js';
+import { affectedIdentities, markServicesChanged } from './service-updates.js';
 
 export type Role = 'identity' | 'service' | 'router';
 export type PolicyKind = 'sp' | 'erp' | 'serp';
@@ -93,9 +94,14 @@ function linkTypeColumn(list: RoleList): SQL {
   return list.kind === 'sp' ? sql`lower(${q(servicePolicies.type)})` : sql`${list.kind}`;
 }
 
-/** Replaces a policy's links with what its role lists match now (create, PUT, PATCH). */
-export function policyLinkStatements(db: Db, kind: PolicyKind, policyId: string, policy: PolicyShape): Statement[] {
-  const out: Statement[] = [db.delete(policyLinks).where(eq(policyLinks.policyId, policyId))];
+/**
+ * Replaces a policy's links with what its role lists match now (create, PUT, PATCH). A service policy
+ * stamps the identities it matched before and matches after (service-updates).
+ */
+export function policyLinkStatements(db: Db, kind: PolicyKind, policyId: string, policy: PolicyShape, now: number): Statement[] {
+  const out: Statement[] = [];
+  if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)));
+  out.push(db.delete(policyLinks).where(eq(policyLinks.policyId, policyId)));
   if (kind === 'sp') out.push(bumpGeneration(db));
   const type = linkType(kind, policy.type);
   for (const list of ROLE_LISTS.filter((l) => l.kind === kind)) {
@@ -104,20 +110,31 @@ export function policyLinkStatements(db: Db, kind: PolicyKind, policyId: string,
     const e = ENTITY_TABLES[list.role];
     out.push(db.insert(policyLinks).select(sql`SELECT ${policyId}, ${list.role}, ${q(e.id)}, ${type} FROM ${e.table} WHERE ${match}`));
   }
+  if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)));
   return out;
 }
 
-export function policyUnlinkStatements(db: Db, policyId: string): Statement[] {
-  return [db.delete(policyLinks).where(eq(policyLinks.policyId, policyId)), bumpGeneration(db)];
+export function policyUnlinkStatements(db: Db, kind: PolicyKind, policyId: string, now: number): Statement[] {
+  const out: Statement[] = [];
+  if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)));
+  out.push(db.delete(policyLinks).where(eq(policyLinks.policyId, policyId)), bumpGeneration(db));
+  return out;
 }
 
-/** Replaces an entity's links with the policies matching its id and attributes now (create, attribute change). */
-export function entityLinkStatements(db: Db, role: Role, entityId: string, attrs: readonly string[]): Statement[] {
-  const out: Statement[] = [db.delete(policyLinks).where(and(eq(policyLinks.entityId, entityId), eq(policyLinks.role, role)))];
+/**
+ * Replaces an entity's links with the policies matching its id and attributes now (create, attribute
+ * change). The identities whose service lists this may change are stamped (service-updates).
+ */
+export function entityLinkStatements(db: Db, role: Role, entityId: string, attrs: readonly string[], now: number): Statement[] {
+  const out: Statement[] = [];
+  if (role === 'service') out.push(markServicesChanged(db, now, affectedIdentities.reachingService(entityId)));
+  out.push(db.delete(policyLinks).where(and(eq(policyLinks.entityId, entityId), eq(policyLinks.role, role))));
   if (role !== 'router') out.push(bumpGeneration(db));
   for (const list of ROLE_LISTS.filter((l) => l.role === role)) {
     out.push(db.insert(policyLinks).select(sql`SELECT ${q(list.table.id)}, ${role}, ${entityId}, ${linkTypeColumn(list)} FROM ${list.table} WHERE ${policyMatch(list, entityId, attrs)}`));
   }
+  if (role === 'service') out.push(markServicesChanged(db, now, affectedIdentities.reachingService(entityId)));
+  if (role === 'identity') out.push(markServicesChanged(db, now, affectedIdentities.one(entityId)));
   return out;
 }
 
@@ -125,8 +142,10 @@ export function entityLinkStatements(db: Db, role: Role, entityId: string, attrs
  * A deleted entity leaves no links, and its `@id` entries leave every policy that names it (§3.8); the
  * rewritten lists stay sorted sets.
  */
-export function entityRemovalStatements(db: Db, role: Role, entityId: string): Statement[] {
-  const out: Statement[] = [db.delete(policyLinks).where(and(eq(policyLinks.entityId, entityId), eq(policyLinks.role, role)))];
+export function entityRemovalStatements(db: Db, role: Role, entityId: string, now: number): Statement[] {
+  const out: Statement[] = [];
+  if (role === 'service') out.push(markServicesChanged(db, now, affectedIdentities.reachingService(entityId)));
+  out.push(db.delete(policyLinks).where(and(eq(policyLinks.entityId, entityId), eq(policyLinks.role, role))));
   if (role !== 'router') out.push(bumpGeneration(db));
   if (role === 'identity') out.push(db.delete(accessCounts).where(eq(accessCounts.identityId, entityId)));
   const ref = '@' + entityId;

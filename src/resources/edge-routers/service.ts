@@ -21,9 +21,9 @@ function refuseTunneler(enabled: boolean | null | undefined): void {
 export const edgeRouterService = resourceService(edgeRouterEntity, {
   render: (r) => renderEdgeRouter(r.row),
   listWhere: (query) => edgeRouterRoleFilter(query.roleFilter, query.roleSemantic),
-  create: { check: (_deps, _values, body: EdgeRouterCreate) => refuseTunneler(body.isTunnelerEnabled), statements: (deps, id, values) => entityLinkStatements(deps.db, 'router', id, values.roleAttributes ?? []) },
-  update: { check: (_deps, _values, _existing, body: EdgeRouterPatch) => refuseTunneler(body.isTunnelerEnabled), statements: (deps, existing, values) => (values.roleAttributes !== undefined ? entityLinkStatements(deps.db, 'router', existing.id, values.roleAttributes) : []) },
-  remove: { cascade: (deps, existing) => [terminatorsOfRouter(deps.db, existing.id), ...entityRemovalStatements(deps.db, 'router', existing.id)] },
+  create: { check: (_deps, _values, body: EdgeRouterCreate) => refuseTunneler(body.isTunnelerEnabled), statements: (deps, id, values, now) => entityLinkStatements(deps.db, 'router', id, values.roleAttributes ?? [], now) },
+  update: { check: (_deps, _values, _existing, body: EdgeRouterPatch) => refuseTunneler(body.isTunnelerEnabled), statements: (deps, existing, values, now) => (values.roleAttributes !== undefined ? entityLinkStatements(deps.db, 'router', existing.id, values.roleAttributes, now) : []) },
+  remove: { cascade: (deps, existing) => [terminatorsOfRouter(deps.db, existing.id), ...entityRemovalStatements(deps.db, 'router', existing.id, deps.now())] },
 });
 
 /** An edge-router sub-list (`/identities/{id}/edge-routers`, `/edge-router-policies/{id}/edge-routers`, ...). */

@@ -31,6 +31,7 @@ import { servicePolicyExtras } from '../service-policies/service.js';
 import { serviceEntity } from '../services/entity.js';
 import { listServicesWhere } from '../services/service.js';
 import { configsOfService, configTypeOf, overridesOf, removeOverride, routerNames, routersOf, serviceExists, setOverride } from './repo.js';
+import { affectedIdentities, markServicesChanged } from '../../policy/service-updates.js';
 
 type Q = ListQueryParams;
 type PolicyType = 'dial' | 'bind' | undefined;
@@ -111,5 +112,6 @@ export async function changeOverrides(deps: Deps, identityId: string, pairs: rea
     if (typeId === undefined) throw notFound('config', p.configId);
     statements.push(action === 'set' ? setOverride(deps.db, identityId, p.serviceId, typeId, p.configId) : removeOverride(deps.db, identityId, p.serviceId, typeId));
   }
+  if (statements.length > 0) statements.push(markServicesChanged(deps.db, deps.now(), affectedIdentities.one(identityId)));
   await atomic(deps.db, statements);
 }

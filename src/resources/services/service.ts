@@ -5,6 +5,7 @@ import type { Deps } from '../../deps.js';
 import { fieldError, messageError } from '../../errors.js';
 import type { ServiceCreate, ServiceDetail, ServicePatch } from '../../generated/management-types.js';
 import { entityLinkStatements, entityRemovalStatements } from '../../policy/repo.js';
+import { affectedIdentities, markServicesChanged } from '../../policy/service-updates.js';
 import { terminatorsOfService } from '../terminators/repo.js';
 import { serviceEntity, TERMINATOR_STRATEGIES } from './entity.js';
 import { renderService } from './mapper.js';
@@ -37,9 +38,13 @@ async function resolveConfigs(deps: Deps, ids: readonly string[]): Promise<Attac
   return wanted.map((id) => ({ configId: id, configTypeId: byId.get(id)!.configTypeId }));
 }
 
-function linkStatements(deps: Deps, id: string, values: { roleAttributes?: string[] }): Statement[] {
+/** Attached configs and policy links of a create or update; the identities reaching the service see a change. */
+function linkStatements(deps: Deps, id: string, values: { roleAttributes?: string[] }, now: number): Statement[] {
   const attached = pendingConfigs.get(values);
-  return [...(attached ? setServiceConfigs(deps.db, id, attached) : []), ...(values.roleAttributes !== undefined ? entityLinkStatements(deps.db, 'service', id, values.roleAttributes) : [])];
+  return [
+    ...(attached ? setServiceConfigs(deps.db, id, attached) : []),
+    ...(values.roleAttributes !== undefined ? entityLinkStatements(deps.db, 'service', id, values.roleAttributes, now) : [markServicesChanged(deps.db, now, affectedIdentities.reachingService(id))]),
+  ];
 }
 
 /** Whose view a service is rendered in (permissions, overrides) and which config types its `config` holds. */
@@ -68,7 +73,7 @@ export const serviceService = {
         checkStrategy(values.terminatorStrategy);
         pendingConfigs.set(values, await resolveConfigs(d, b.configs ?? []));
       },
-      statements: (d, id, values) => linkStatements(d, id, values),
+      statements: (d, id, values, now) => linkStatements(d, id, values, now),
     }),
   update: (deps: Deps, id: string, body: ServicePatch, mode: 'update' | 'patch') =>
     updateEntity(deps, serviceEntity, id, body, mode, {
@@ -78,9 +83,9 @@ export const serviceService = {
         checkStrategy(values.terminatorStrategy);
         if (mode === 'update' || (b.configs !== undefined && b.configs !== null)) pendingConfigs.set(values, await resolveConfigs(d, b.configs ?? []));
       },
-      statements: (d, existing, values) => linkStatements(d, existing.id, values),
+      statements: (d, existing, values, now) => linkStatements(d, existing.id, values, now),
     }),
-  remove: (deps: Deps, id: string) => deleteEntity(deps, serviceEntity, id, { cascade: (d, existing) => [...serviceCascade(d.db, existing.id), terminatorsOfService(d.db, existing.id), ...entityRemovalStatements(d.db, 'service', existing.id)] }),
+  remove: (deps: Deps, id: string) => deleteEntity(deps, serviceEntity, id, { cascade: (d, existing) => [...serviceCascade(d.db, existing.id), terminatorsOfService(d.db, existing.id), ...entityRemovalStatements(d.db, 'service', existing.id, d.now())] }),
 };
 
 /** A service sub-list in an identity's view (`/configs/{id}/services`, `/identities/{id}/services`, ...). */

@@ -64,6 +64,8 @@ interface BaseContext<Op extends OperationTypes> {
   list: ListQueryParams;
   /** Any request header (content negotiation); prefer the typed `headers` for the ones the spec declares. */
   requestHeader(name: string): string | undefined;
+  /** A query parameter the controller honours but the spec does not declare (`asIdentity`); prefer `query`. */
+  undeclaredQuery(name: string): string | undefined;
   /** Header parameters the operation declares. */
   headers: Op['headers'];
   /** The validated JSON body; undefined when the operation has none, or none was sent to an optional one. */

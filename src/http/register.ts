@@ -150,6 +150,7 @@ async function run(
     query,
     list: listParams(url.searchParams),
     requestHeader: (name: string) => c.req.header(name),
+    undeclaredQuery: (name: string) => url.searchParams.get(name) ?? undefined,
     headers,
     body,
     rawBody,

@@ -14,7 +14,7 @@ import { listPage, qualified as q, type Statement } from '../crud/repo.js';
 import type { Db } from '../db/client.js';
 import { accessCounts, edgeRouterPolicies, edgeRouters, identities, linkGenerations, policyLinks, serviceEdgeRouterPolicies, servicePolicies, services } from '../db/schema/index.js';
 import { roleAttrs, roleIds, type Semantic } from './roles.js';
-import { affectedIdentities, markServicesChanged } from './service-updates.js';
+import { affectedIdentities, endSessionsWithoutAccess, markServicesChanged } from './service-updates.js';
 
 export type Role = 'identity' | 'service' | 'router';
 export type PolicyKind = 'sp' | 'erp' | 'serp';
@@ -110,7 +110,7 @@ export function policyLinkStatements(db: Db, kind: PolicyKind, policyId: string,
     const e = ENTITY_TABLES[list.role];
     out.push(db.insert(policyLinks).select(sql`SELECT ${policyId}, ${list.role}, ${q(e.id)}, ${type} FROM ${e.table} WHERE ${match}`));
   }
-  if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)));
+  if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)), endSessionsWithoutAccess(db, now));
   return out;
 }
 
@@ -118,6 +118,7 @@ export function policyUnlinkStatements(db: Db, kind: PolicyKind, policyId: strin
   const out: Statement[] = [];
   if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)));
   out.push(db.delete(policyLinks).where(eq(policyLinks.policyId, policyId)), bumpGeneration(db));
+  if (kind === 'sp') out.push(endSessionsWithoutAccess(db, now));
   return out;
 }
 
@@ -135,6 +136,7 @@ export function entityLinkStatements(db: Db, role: Role, entityId: string, attrs
   }
   if (role === 'service') out.push(markServicesChanged(db, now, affectedIdentities.reachingService(entityId)));
   if (role === 'identity') out.push(markServicesChanged(db, now, affectedIdentities.one(entityId)));
+  if (role !== 'router') out.push(endSessionsWithoutAccess(db, now));
   return out;
 }
 

@@ -42,6 +42,8 @@ export interface Replies<Data> {
   list(result: { data: Data; meta: ListMeta }): Reply;
   /** 201 with the new entity's id and its self link `./<collection>/<id>`. */
   created(id: string, entity: { collection: string }): Reply;
+  /** 201 `{data, meta}` with the whole new entity (`POST /sessions`). */
+  createdDetail(data: Data): Reply;
   /** 200 `{"data":{},"meta":{}}`: the answer of updates, patches, deletes and actions. */
   empty(): Reply;
   /** A response the handler built itself: non-JSON bodies (PEM, PKCS#7, PNG) or extra headers. */

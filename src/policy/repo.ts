@@ -14,7 +14,7 @@ import { listPage, qualified as q, type Statement } from '../crud/repo.js';
 import type { Db } from '../db/client.js';
 import { accessCounts, edgeRouterPolicies, edgeRouters, identities, linkGenerations, policyLinks, serviceEdgeRouterPolicies, servicePolicies, services } from '../db/schema/index.js';
 import { roleAttrs, roleIds, type Semantic } from './roles.js';
-import { affectedIdentities, endSessionsWithoutAccess, markServicesChanged } from './service-updates.js';
+import { affectedIdentities, endSessionsWithoutAccess, markServicesChanged } from './service-updates-repo.js';
 
 export type Role = 'identity' | 'service' | 'router';
 export type PolicyKind = 'sp' | 'erp' | 'serp';

@@ -10,7 +10,7 @@ import { baseColumns } from './common.js';
  * - triggers (migration `sessions`) delete a session with its API session, its service and its identity,
  *   whichever code path deletes those;
  * - a write that takes an identity's access away deletes its sessions in the same batch
- *   (src/policy/service-updates.ts).
+ *   (src/policy/service-updates-repo.ts).
  */
 export const sessions = sqliteTable(
   'sessions',

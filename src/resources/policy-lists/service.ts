@@ -31,7 +31,7 @@ import { servicePolicyExtras } from '../service-policies/service.js';
 import { serviceEntity } from '../services/entity.js';
 import { listServicesWhere } from '../services/service.js';
 import { configsOfService, configTypeOf, overridesOf, removeOverride, routerNames, routersOf, serviceExists, setOverride } from './repo.js';
-import { affectedIdentities, markServicesChanged } from '../../policy/service-updates.js';
+import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 
 type Q = ListQueryParams;
 type PolicyType = 'dial' | 'bind' | undefined;

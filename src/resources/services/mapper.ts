@@ -34,7 +34,7 @@ export interface Grant {
   type: 'dial' | 'bind';
 }
 
-export function readGrants(extras: ServiceExtraValues): Grant[] {
+export function readGrants(extras: Pick<ServiceExtraValues, 'grants'>): Grant[] {
   return readJson<[string, 'dial' | 'bind'][]>(extras.grants, []).map(([policyId, type]) => ({ policyId, type }));
 }
 

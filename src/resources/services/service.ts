@@ -1,4 +1,3 @@
-import { and } from 'drizzle-orm';
 import { createEntity, deleteEntity, findEntity, listEntities, listRelated, updateEntity, type ListResult } from '../../crud/service.js';
 import type { ListQueryParams } from '../../crud/list-query.js';
 import type { Statement } from '../../crud/repo.js';
@@ -7,11 +6,11 @@ import { fieldError, messageError, notFound } from '../../errors.js';
 import type { ServiceCreate, ServiceDetail, ServicePatch } from '../../generated/management-types.js';
 import { entityLinkStatements, entityRemovalStatements, identityServiceWalk, reachable, reachableServiceCount } from '../../policy/repo.js';
 import { evaluatePolicies, postureChecksExist } from '../../posture/evaluate.js';
-import { affectedIdentities, markServicesChanged } from '../../policy/service-updates.js';
+import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { terminatorsOfService } from '../terminators/repo.js';
 import { serviceEntity, TERMINATOR_STRATEGIES, type ServiceRow } from './entity.js';
 import { readGrants, renderService } from './mapper.js';
-import { configsWithTypes, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs, type ServiceExtraValues } from './repo.js';
+import { allOf, configsWithTypes, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs, type ServiceExtraValues } from './repo.js';
 
 type Attached = { configId: string; configTypeId: string }[];
 
@@ -62,6 +61,7 @@ export interface ServiceView {
 
 /** The caller of the client API: admins see every service, others what their policies grant (§4.2). */
 export interface ServiceCaller extends ServiceView {
+  apiSessionId: string;
   isAdmin: boolean;
 }
 
@@ -104,9 +104,15 @@ export const serviceService = {
     const types = ['dial', 'bind'] as const;
     const walk = await identityServiceWalk(deps.db, caller.identityId, types);
     const roleFilter = serviceRoleFilter(query.roleFilter, query.roleSemantic);
-    const where = and(reachable('service', 'identity', caller.identityId, types, walk), roleFilter)!;
+    const where = allOf(reachable('service', 'identity', caller.identityId, types, walk), roleFilter);
     const total = roleFilter ? undefined : () => reachableServiceCount(deps.db, caller.identityId, types, walk);
     return renderList(deps, caller, await listEntities(deps, serviceEntity, list, { where, extras: serviceExtras(caller.identityId), render: selected, total }));
+  },
+  /** The identity an admin lists services as (`asIdentity`: id or name), or 404. */
+  async viewer(deps: Deps, idOrName: string): Promise<{ identityId: string; isAdmin: boolean }> {
+    const found = await identityByIdOrName(deps.db, idOrName);
+    if (!found) throw notFound('identity', idOrName);
+    return { identityId: found.id, isAdmin: found.isAdmin };
   },
   /** Client `GET /services/{id}`: 404 unless the caller is an admin or a policy grants it the service (§4.2). */
   async detailForCaller(deps: Deps, id: string, caller: ServiceCaller): Promise<ServiceDetail> {

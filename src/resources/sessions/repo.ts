@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import { qualified as q } from '../../crud/repo.js';
 import type { Db } from '../../db/client.js';
 import { apiSessions, edgeRouters, policyLinks, servicePolicies, services, sessions } from '../../db/schema/index.js';
@@ -92,4 +92,9 @@ export function sessionsOfApiSession(db: Db, apiSessionId: string, serviceId: st
 export async function routersFor(db: Db, identityId: string, serviceId: string): Promise<string | null> {
   const [row] = await db.all<{ routers: string | null }>(sql`SELECT ${sessionRouters(identityId, serviceId)} AS routers`);
   return row?.routers ?? null;
+}
+
+/** A chunk of sessions in id order, after `after` (the sweep's cursor). */
+export function sessionsAfter(db: Db, after: string, limit: number) {
+  return db.select().from(sessions).where(gt(sessions.id, after)).orderBy(asc(sessions.id)).limit(limit);
 }

@@ -101,6 +101,13 @@ async function withoutFailingPosture(deps: Deps, page: Selected[]): Promise<Sele
   return page.filter((s) => !failing.has(s.row.id));
 }
 
+/** Removes the sessions among `rows` whose posture fails now (the sweep); returns how many. */
+export async function endFailingSessions(deps: Deps, rows: readonly SessionRow[]): Promise<number> {
+  const failing = await failingSessions(deps, rows);
+  if (failing.size > 0) await endSessions(deps, rows.filter((r) => failing.has(r.id)));
+  return failing.size;
+}
+
 /** Ids of the sessions among `rows` none of whose granting policies passes posture now. */
 async function failingSessions(deps: Deps, rows: readonly SessionRow[]): Promise<Set<string>> {
   const groups = new Map<string, SessionRow[]>();

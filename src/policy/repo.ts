@@ -216,10 +216,22 @@ const MANY_POLICIES = 32;
  * it has many. One indexed count of at most MANY_POLICIES + 1 rows decides.
  */
 export async function identityServiceWalk(db: Db, identityId: string, types: readonly LinkType[]): Promise<'source' | 'candidate'> {
-  const rows = await db.all<{ n: number }>(
-    sql`SELECT count(*) AS n FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${MANY_POLICIES + 1})`,
+  return (await identityServiceAccess(db, identityId, types)).walk;
+}
+
+/**
+ * What an identity's service list needs before its page, in one statement: the walk (see
+ * `identityServiceWalk`) and the exact total when a total cached at the current generation exists
+ * (`reachableServiceCount` counts and caches it otherwise).
+ */
+export async function identityServiceAccess(db: Db, identityId: string, types: readonly LinkType[]): Promise<{ walk: 'source' | 'candidate'; cachedTotal?: number }> {
+  const key = [...types].sort().join(',');
+  const rows = await db.all<{ n: number; cached: number | null }>(
+    sql`SELECT (SELECT count(*) FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${MANY_POLICIES + 1})) AS n,
+      (SELECT ${q(accessCounts.total)} FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration}) AS cached`,
   );
-  return Number(rows[0]?.n ?? 0) > MANY_POLICIES ? 'candidate' : 'source';
+  const cached = rows[0]?.cached;
+  return { walk: Number(rows[0]?.n ?? 0) > MANY_POLICIES ? 'candidate' : 'source', ...(cached === null || cached === undefined ? {} : { cachedTotal: Number(cached) }) };
 }
 
 /** Whether the two entities share a policy of the type (policy advice, permissions). */

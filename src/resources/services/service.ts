@@ -4,7 +4,7 @@ import type { Statement } from '../../crud/repo.js';
 import type { Deps } from '../../deps.js';
 import { fieldError, messageError, notFound } from '../../errors.js';
 import type { ServiceCreate, ServiceDetail, ServicePatch } from '../../generated/management-types.js';
-import { entityLinkStatements, entityRemovalStatements, identityServiceWalk, reachable, reachableServiceCount } from '../../policy/repo.js';
+import { entityLinkStatements, entityRemovalStatements, identityServiceAccess, reachable, reachableServiceCount } from '../../policy/repo.js';
 import { evaluatePolicies, postureChecksExist } from '../../posture/evaluate.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { terminatorsOfService } from '../terminators/repo.js';
@@ -102,10 +102,11 @@ export const serviceService = {
   async listForCaller(deps: Deps, list: ListQueryParams, query: { roleFilter?: string[]; roleSemantic?: string }, caller: ServiceCaller): Promise<ListResult<ServiceDetail>> {
     if (caller.isAdmin) return serviceService.list(deps, list, query, caller);
     const types = ['dial', 'bind'] as const;
-    const walk = await identityServiceWalk(deps.db, caller.identityId, types);
+    // One statement gives the walk and, usually, the cached exact total (docs/adr/0006-policy-links.md).
+    const { walk, cachedTotal } = await identityServiceAccess(deps.db, caller.identityId, types);
     const roleFilter = serviceRoleFilter(query.roleFilter, query.roleSemantic);
     const where = allOf(reachable('service', 'identity', caller.identityId, types, walk), roleFilter);
-    const total = roleFilter ? undefined : () => reachableServiceCount(deps.db, caller.identityId, types, walk);
+    const total = roleFilter ? undefined : async () => cachedTotal ?? reachableServiceCount(deps.db, caller.identityId, types, walk);
     return renderList(deps, caller, await listEntities(deps, serviceEntity, list, { where, extras: serviceExtras(caller.identityId), render: selected, total }));
   },
   /** The identity an admin lists services as (`asIdentity`: id or name), or 404. */

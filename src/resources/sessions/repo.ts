@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { qualified as q } from '../../crud/repo.js';
 import type { Db } from '../../db/client.js';
 import { apiSessions, edgeRouters, policyLinks, servicePolicies, services, sessions } from '../../db/schema/index.js';
@@ -40,6 +40,10 @@ export async function sessionProbe(db: Db, identityId: string, apiSessionId: str
       name: services.name,
       grants: serviceGrants(identityId),
       routers: sessionRouters(identityId, serviceId),
+      // Names of the service policies granting the service to the identity (the management detail's refs).
+      policyNames: sql<string | null>`(SELECT json_group_array(json_array(zp.id, zp.name)) FROM ${servicePolicies} AS zp WHERE zp.id IN (
+        SELECT zb.policy_id FROM ${policyLinks} AS zb JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${identityId}
+        WHERE zb.entity_id = ${serviceId} AND zb.role = 'service' AND zb.policy_type IN ('dial', 'bind')))`,
       existing: sql<string | null>`(SELECT json_object('id', zs.id, 'createdAt', zs.created_at, 'updatedAt', zs.updated_at, 'tags', zs.tags, 'servicePolicies', zs.service_policies)
         FROM ${sessions} AS zs WHERE zs.api_session_id = ${apiSessionId} AND zs.service_id = ${serviceId} AND zs.type = ${type})`,
     })
@@ -76,11 +80,6 @@ export function deleteSessionRow(db: Db, id: string, where?: SQL) {
 
 export function deleteSessionStatement(db: Db, id: string) {
   return db.delete(sessions).where(eq(sessions.id, id));
-}
-
-/** The names of service policies (at most 90 ids: D1's bound-parameter limit). */
-export function servicePolicyNames(db: Db, ids: readonly string[]): Promise<{ id: string; name: string }[]> {
-  return db.select({ id: servicePolicies.id, name: servicePolicies.name }).from(servicePolicies).where(inArray(servicePolicies.id, ids.slice(0, 90)));
 }
 
 /** The sessions an API session holds for a service. */

@@ -17,7 +17,7 @@ import { readGrants } from '../services/mapper.js';
 import { serviceService, type ServiceCaller } from '../services/service.js';
 import { sessionEntity, type SessionRow } from './entity.js';
 import { renderCommonRouter, renderSession, type RouterColumns } from './mapper.js';
-import { deleteSessionRow, deleteSessionStatement, insertSession, routersFor, servicePolicyNames, sessionExtras, sessionProbe, sessionsOfApiSession, visibleTo } from './repo.js';
+import { deleteSessionRow, deleteSessionStatement, insertSession, routersFor, sessionExtras, sessionProbe, sessionsOfApiSession, visibleTo } from './repo.js';
 import { isSessionToken, sessionToken } from './token.js';
 
 /** Who asks: the identity, its API session, and whether it is an admin (then it sees every session). */
@@ -58,13 +58,18 @@ export async function createSession(deps: Deps, caller: SessionCaller, body: Ses
 
   const existing = readJson<{ id: string; createdAt: number; updatedAt: number; tags: string; servicePolicies: string } | null>(probe.existing, null);
   const row = (id: string, at: number, tags: string, policies: string): SessionRow => ({ id, createdAt: at, updatedAt: at, tags, isSystem: false, apiSessionId: caller.apiSessionId, identityId: caller.identityId, serviceId, type, servicePolicies: policies });
-  const answer = async (r: SessionRow) => render(deps, { row: r, serviceName: probe.name, routers: probe.routers, policyNames: await policyNames(deps, r.servicePolicies) });
+  const names = readJson<[string, string][]>(probe.policyNames, []);
+  const namesOf = (policiesJson: string) => {
+    const ids = new Set(readJson<string[]>(policiesJson, []));
+    return JSON.stringify(names.filter(([pid]) => ids.has(pid)));
+  };
+  const answer = (r: SessionRow) => render(deps, { row: r, serviceName: probe.name, routers: probe.routers, policyNames: namesOf(r.servicePolicies) });
   if (existing) return answer(row(existing.id, existing.createdAt, existing.tags, existing.servicePolicies));
 
   const posture = (await postureChecksExist(deps.db)) ? await evaluatePolicies(deps, caller.identityId, caller.apiSessionId, granting) : undefined;
   const granted = passing(granting, posture);
   if (granted.length === 0 && posture) {
-    const policies = readJson<[string, string][]>(await policyNames(deps, JSON.stringify(granting)), []).map(([policyId, policyName]) => ({ policyId, policyName }));
+    const policies = readJson<[string, string][]>(namesOf(JSON.stringify(granting)), []).map(([policyId, policyName]) => ({ policyId, policyName }));
     await recordFailedServiceRequest(deps, { identityId: caller.identityId, apiSessionId: caller.apiSessionId, serviceId, serviceName: probe.name, sessionType: type, policies, evaluation: posture });
     const data: Record<string, PolicyPosture['failures']> = {};
     for (const id of granting) data[id] = posture.get(id)?.failures ?? [];
@@ -82,11 +87,6 @@ export async function createSession(deps: Deps, caller: SessionCaller, body: Ses
   return answer(row(won.id, won.createdAt, won.tags, won.servicePolicies));
 }
 
-async function policyNames(deps: Deps, idsJson: string): Promise<string> {
-  const ids = readJson<string[]>(idsJson, []);
-  if (ids.length === 0) return '[]';
-  return JSON.stringify((await servicePolicyNames(deps.db, ids)).map((r) => [r.id, r.name]));
-}
 
 /**
  * Drops the sessions whose posture no longer passes (§6.4): none of the policies that granted a session

@@ -11,7 +11,7 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ResolvedListQuery } from '../crud/list-query.js';
 import { listPage, qualified as q, type Statement } from '../crud/repo.js';
-import type { Db } from '../db/client.js';
+import { selectRows, type Db } from '../db/client.js';
 import { accessCounts, edgeRouterPolicies, edgeRouters, identities, linkGenerations, policyLinks, serviceEdgeRouterPolicies, servicePolicies, services } from '../db/schema/index.js';
 import { roleAttrs, roleIds, type Semantic } from './roles.js';
 import { affectedIdentities, endSessionsWithoutAccess, markServicesChanged } from './service-updates-repo.js';
@@ -226,9 +226,11 @@ export async function identityServiceWalk(db: Db, identityId: string, types: rea
  */
 export async function identityServiceAccess(db: Db, identityId: string, types: readonly LinkType[]): Promise<{ walk: 'source' | 'candidate'; cachedTotal?: number }> {
   const key = [...types].sort().join(',');
-  const rows = await db.all<{ n: number; cached: number | null }>(
+  const rows = await selectRows(
+    db,
     sql`SELECT (SELECT count(*) FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${MANY_POLICIES + 1})) AS n,
       (SELECT ${q(accessCounts.total)} FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration}) AS cached`,
+    ['n', 'cached'],
   );
   const cached = rows[0]?.cached;
   return { walk: Number(rows[0]?.n ?? 0) > MANY_POLICIES ? 'candidate' : 'source', ...(cached === null || cached === undefined ? {} : { cachedTotal: Number(cached) }) };
@@ -236,7 +238,7 @@ export async function identityServiceAccess(db: Db, identityId: string, types: r
 
 /** Whether the two entities share a policy of the type (policy advice, permissions). */
 export async function shareLink(db: Db, aRole: Role, aId: string, bRole: Role, bId: string, type: LinkType): Promise<boolean> {
-  const rows = await db.all<{ n: number }>(
+  const rows = await db.values(
     sql`SELECT 1 AS n FROM ${policyLinks} AS za JOIN ${policyLinks} AS zb ON zb.policy_id = za.policy_id AND zb.role = ${bRole} AND zb.entity_id = ${bId} WHERE za.entity_id = ${aId} AND za.role = ${aRole} AND za.policy_type = ${type} LIMIT 1`,
   );
   return rows.length > 0;
@@ -281,13 +283,17 @@ const currentGeneration = sql`coalesce((SELECT ${q(linkGenerations.generation)} 
  */
 export async function reachableServiceCount(db: Db, identityId: string, types: readonly LinkType[], walk: 'source' | 'candidate' = 'source'): Promise<number> {
   const key = [...types].sort().join(',');
-  const cached = await db.all<{ total: number | null }>(
+  const cached = await selectRows(
+    db,
     sql`SELECT ${q(accessCounts.total)} AS total FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration}`,
+    ['total'],
   );
   if (cached.length > 0 && cached[0].total !== null) return Number(cached[0].total);
-  const [counted] = await db.all<{ generation: number; total: number; known: number }>(
+  const [counted] = await selectRows(
+    db,
     sql`SELECT ${currentGeneration} AS generation, (SELECT count(*) FROM ${services} WHERE ${reachable('service', 'identity', identityId, types, walk)}) AS total,
       EXISTS (SELECT 1 FROM ${identities} WHERE ${q(identities.id)} = ${identityId}) AS known`,
+    ['generation', 'total', 'known'],
   );
   const generation = Number(counted.generation);
   const total = Number(counted.total);

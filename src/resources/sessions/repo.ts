@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { qualified as q } from '../../crud/repo.js';
-import type { Db } from '../../db/client.js';
+import { selectRows, type Db } from '../../db/client.js';
 import { apiSessions, edgeRouters, policyLinks, servicePolicies, services, sessions } from '../../db/schema/index.js';
 import { serviceGrants } from '../services/repo.js';
 
@@ -89,8 +89,8 @@ export function sessionsOfApiSession(db: Db, apiSessionId: string, serviceId: st
 
 /** The routers a session of the identity for the service would get, as `sessionRouters` selects them. */
 export async function routersFor(db: Db, identityId: string, serviceId: string): Promise<string | null> {
-  const [row] = await db.all<{ routers: string | null }>(sql`SELECT ${sessionRouters(identityId, serviceId)} AS routers`);
-  return row?.routers ?? null;
+  const [row] = await selectRows(db, sql`SELECT ${sessionRouters(identityId, serviceId)} AS routers`, ['routers']);
+  return (row?.routers as string | null | undefined) ?? null;
 }
 
 /** A chunk of sessions in id order, after `after` (the sweep's cursor). */

@@ -3,11 +3,9 @@ import { ApiError, messageError } from '../errors.js';
 import { shortId } from '../lib/ids.js';
 import { chainToAnchor, parsePresented } from '../pki/chain.js';
 import type { IssuedCertificate } from '../pki/types.js';
-import { defaultExpiry, mintToken, type PreparedEnrollment } from './create.js';
+import { mintToken, type PreparedEnrollment } from './create.js';
 import { consumeEnrollment, insertEnrollment, type EnrollmentRow } from './repo.js';
 import { replaceRouterCertificate, routerByFingerprint, routerExists, routerEnrolledStatement, routerEnrollmentsCascade, routerUnenrolledStatement, type RouterKind } from './router-repo.js';
-
-export type { RouterKind };
 
 const METHOD = { edge: 'erott', transit: 'trott' } as const;
 
@@ -26,9 +24,9 @@ export interface RouterCertificates {
 export async function prepareRouterEnrollment(deps: Deps, kind: RouterKind, routerId: string): Promise<PreparedEnrollment> {
   const id = shortId();
   const method = METHOD[kind];
-  const expiresAt = defaultExpiry(deps);
-  const minted = await mintToken(deps, routerId, method, expiresAt);
   const now = deps.now();
+  const expiresAt = now + deps.config.enrollmentDurationMinutes * 60_000;
+  const minted = await mintToken(deps, routerId, method, expiresAt);
   return {
     id,
     method,

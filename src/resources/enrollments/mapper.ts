@@ -5,9 +5,9 @@ import { iso } from '../../lib/time.js';
 import type { EnrollmentRow } from '../../enrollment/repo.js';
 
 /**
- * `enrollmentDetail` (reference auth-and-pki §5.1): the owner (identity, edge router or transit router) and CA
- * as references, empty ones omitted; `username` is not rendered,
- * as the controller does. `jwt` and `token` are the opened, signed JWT and its `jti`.
+ * `enrollmentDetail` (reference auth-and-pki §5.1): the owner (identity, edge router or transit router) and
+ * the CA as references, empty ones omitted; `username` is not rendered, as the controller does. `jwt` and
+ * `token` are the opened, signed JWT and its `jti`.
  */
 export function renderEnrollment(
   row: EnrollmentRow,

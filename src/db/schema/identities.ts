@@ -47,6 +47,11 @@ export const identities = sqliteTable(
     sdkInfo: text('sdk_info'),
     disabledAt: integer('disabled_at'),
     disabledUntil: integer('disabled_until'),
+    /** Data-flow tracing (`PUT /identities/{id}/trace`, reference §8.8): on while `traceUntil` is in the future. */
+    traceId: text('trace_id'),
+    traceUntil: integer('trace_until'),
+    /** JSON array of the traced channels. */
+    traceChannels: text('trace_channels'),
   },
   (t) => [
     uniqueIndex('identities_name_uq').on(t.name),

@@ -33,6 +33,7 @@
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { NO_AUTHENTICATOR } from '../auth/repo.js';
 import { qualified as q } from '../crud/repo.js';
 import type { Db, Statement } from '../db/client.js';
 import {
@@ -273,8 +274,11 @@ const identityReferences: Checker = (() => {
   );
 })();
 
-/** Failed-attempt counters are keyed by authenticator id, or `mfa:<identity id>` (src/auth/repo.ts); other keys are left alone. */
-const attemptProblems = sql`((instr(${q(authAttempts.authenticatorId)}, ':') = 0 AND NOT EXISTS (SELECT 1 FROM ${authenticators} WHERE ${q(authenticators.id)} = ${q(authAttempts.authenticatorId)}))
+/**
+ * Failed-attempt counters are keyed by authenticator id, or `mfa:<identity id>`, besides the one row no
+ * authenticator owns (src/auth/repo.ts); keys of other shapes are left alone.
+ */
+const attemptProblems = sql`((instr(${q(authAttempts.authenticatorId)}, ':') = 0 AND ${q(authAttempts.authenticatorId)} <> ${NO_AUTHENTICATOR} AND NOT EXISTS (SELECT 1 FROM ${authenticators} WHERE ${q(authenticators.id)} = ${q(authAttempts.authenticatorId)}))
   OR (substr(${q(authAttempts.authenticatorId)}, 1, 4) = 'mfa:' AND NOT EXISTS (SELECT 1 FROM ${identities} WHERE ${q(identities.id)} = substr(${q(authAttempts.authenticatorId)}, 5))))`;
 
 const enrollmentProblems = sql`(${identityMissing(enrollments.identityId)} OR ${missing(cas, cas.id, enrollments.caId)})`;

@@ -17,8 +17,10 @@
  * - `orphans(...)`: rows whose reference names no row of the referenced table (deleted with the fix);
  * - `simple(...)`: any query of differences with a set-based repair.
  *
- * A checker that must examine more than a bounded amount of work per call (one statement per policy, a
- * recount per cached total) pages itself with a cursor, as `policyLinks` and `accessCountTotals` do.
+ * A checker whose work grows with the store (statements per policy, a recount per cached total, a scan
+ * of a large table) pages itself with a cursor and stops taking more work once a slice has taken
+ * SLICE_MS, as `policyLinkRows`, `accessCountTotals` and `orphanLinks` do: a slice must fit in a
+ * request's background time on Workers, and on Node it holds the event loop while it runs.
  *
  * ## The contract
  *
@@ -299,81 +301,122 @@ const linkBelongs = sql`((${q(policyLinks.policyType)} IN ('dial', 'bind') AND $
   OR (${q(policyLinks.policyType)} = 'erp' AND ${q(policyLinks.role)} IN ('identity', 'router') AND EXISTS (SELECT 1 FROM ${edgeRouterPolicies} WHERE ${q(edgeRouterPolicies.id)} = ${q(policyLinks.policyId)}))
   OR (${q(policyLinks.policyType)} = 'serp' AND ${q(policyLinks.role)} IN ('service', 'router') AND EXISTS (SELECT 1 FROM ${serviceEdgeRouterPolicies} WHERE ${q(serviceEdgeRouterPolicies.id)} = ${q(policyLinks.policyId)})))`;
 
-const orphanLinks = simple(
-  'policy-links-without-policy',
-  sql`SELECT ${q(policyLinks.policyId)} AS policy, ${q(policyLinks.role)} AS role, ${q(policyLinks.entityId)} AS entity, ${q(policyLinks.policyType)} AS type FROM ${policyLinks} WHERE NOT ${linkBelongs}`,
-  (r) => `policy link ${str(r.type)} of policy ${str(r.policy)} to ${str(r.role)} ${str(r.entity)} belongs to no policy of that type and role`,
-  (db) => [db.delete(policyLinks).where(sql`NOT ${linkBelongs}`), bumpGeneration(db)],
-);
+/** Rows of `policy_links` examined per slice for links that belong to no policy (a rowid window). */
+const LINK_WINDOW = 100_000;
 
-const POLICIES_PER_SLICE = 10;
+const orphanLinks: Checker = {
+  name: 'policy-links-without-policy',
+  async slice(db, cursor, limit) {
+    const from = Number(cursor ?? 0);
+    const to = from + LINK_WINDOW;
+    const window = sql`${policyLinks}.rowid > ${from} AND ${policyLinks}.rowid <= ${to} AND NOT ${linkBelongs}`;
+    const [rows, [last]] = await Promise.all([
+      db.all<Row>(sql`SELECT ${q(policyLinks.policyId)} AS policy, ${q(policyLinks.role)} AS role, ${q(policyLinks.entityId)} AS entity, ${q(policyLinks.policyType)} AS type FROM ${policyLinks} WHERE ${window} LIMIT ${limit + 1}`),
+      db.all<{ n: number | null }>(sql`SELECT max(rowid) AS n FROM ${policyLinks}`),
+    ]);
+    return {
+      findings: rows.slice(0, limit).map((r) => `policy link ${str(r.type)} of policy ${str(r.policy)} to ${str(r.role)} ${str(r.entity)} belongs to no policy of that type and role`),
+      more: rows.length > limit,
+      fix: rows.length > 0 ? [db.delete(policyLinks).where(window), bumpGeneration(db)] : [],
+      next: to < Number(last?.n ?? 0) ? String(to) : null,
+    };
+  },
+};
+
+/** How long a slice of the paged checkers may take before it stops taking more work (one unit at least). */
+const SLICE_MS = 100;
+const POLICY_PAGE = 20;
 
 type PolicyRow = { id: string; name: string; semantic: string; type?: string } & Record<string, unknown>;
 
+interface ListResult {
+  findings: string[];
+  fix: Statement[];
+}
+
 /**
- * Each policy's links recomputed with the matching its writes use (`entityMatch`) and compared with the
- * stored rows: an entity the policy matches without its row is missing; a row for an entity the policy
- * does not match (or of the wrong type) is stale. The repair replaces exactly those rows, guarded by the
- * policy's role lists as examined (a policy written since then rewrote its links itself).
+ * One role list of one policy: its links recomputed with the matching its writes use (`entityMatch`)
+ * and compared with the stored rows. An entity the policy matches without its row is missing; a row for
+ * an entity the policy does not match (or of the wrong type) is stale. The repair replaces exactly those
+ * rows, guarded by the policy's role lists as examined (a policy written since rewrote its links itself).
  */
+async function examineList(db: Db, kind: PolicyKind, table: SQLiteTable, p: PolicyRow, list: (typeof ROLE_LISTS)[number], room: number): Promise<ListResult & { differs: boolean }> {
+  const lists = ROLE_LISTS.filter((l) => l.kind === kind);
+  const type = kind === 'sp' ? (p.type === 'Bind' ? 'bind' : 'dial') : kind;
+  const guardParts = [sql`zg.id = ${p.id}`, sql`zg.semantic = ${p.semantic}`, ...lists.map((l) => sql`zg.${sql.identifier(l.column.name)} = ${str(p[l.field])}`)];
+  if (kind === 'sp') guardParts.push(sql`zg.type = ${str(p.type)}`);
+  const guard = sql`EXISTS (SELECT 1 FROM ${table} AS zg WHERE ${sql.join(guardParts, sql` AND `)})`;
+  const e = ENTITY_TABLES[list.role];
+  const match = entityMatch(list.role, readJson<string[]>(str(p[list.field]), []), p.semantic as Semantic) ?? sql`0`;
+  const absent = await db.all<Row>(
+    sql`SELECT ${q(e.id)} AS id FROM ${e.table} WHERE ${match} AND NOT EXISTS (SELECT 1 FROM ${policyLinks} AS zl WHERE zl.policy_id = ${p.id} AND zl.role = ${list.role} AND zl.entity_id = ${q(e.id)} AND zl.policy_type = ${type}) LIMIT ${room + 1}`,
+  );
+  const stale = await db.all<Row>(
+    sql`SELECT ${q(policyLinks.entityId)} AS id, ${q(policyLinks.policyType)} AS type FROM ${policyLinks} WHERE ${q(policyLinks.policyId)} = ${p.id} AND ${q(policyLinks.role)} = ${list.role}
+      AND (${q(policyLinks.policyType)} <> ${type} OR NOT EXISTS (SELECT 1 FROM ${e.table} WHERE ${q(e.id)} = ${q(policyLinks.entityId)} AND ${match})) LIMIT ${room + 1}`,
+  );
+  if (absent.length === 0 && stale.length === 0) return { findings: [], fix: [], differs: false };
+  const label = `${KIND_LABEL[kind]} ${p.id} (${p.name})`;
+  const findings = [
+    ...absent.map((r) => `${label}: matches ${ROLE_LABEL[list.role]} ${str(r.id)}, but its policy link is missing`),
+    ...stale.map((r) => (str(r.type) !== type ? `${label}: its ${str(r.type)} policy link to ${ROLE_LABEL[list.role]} ${str(r.id)} has the wrong type (${type})` : `${label}: has a policy link to ${ROLE_LABEL[list.role]} ${str(r.id)}, which it does not match`)),
+  ];
+  const fix: Statement[] = [
+    db.delete(policyLinks).where(
+      sql`${q(policyLinks.policyId)} = ${p.id} AND ${q(policyLinks.role)} = ${list.role}
+        AND (${q(policyLinks.policyType)} <> ${type} OR NOT EXISTS (SELECT 1 FROM ${e.table} WHERE ${q(e.id)} = ${q(policyLinks.entityId)} AND ${match})) AND ${guard}`,
+    ),
+    db
+      .insert(policyLinks)
+      .select(sql`SELECT ${p.id}, ${list.role}, ${q(e.id)}, ${type} FROM ${e.table} WHERE ${match} AND NOT EXISTS (SELECT 1 FROM ${policyLinks} AS zl WHERE zl.policy_id = ${p.id} AND zl.role = ${list.role} AND zl.entity_id = ${q(e.id)}) AND ${guard}`),
+  ];
+  // Cached totals counted from wrong links are stale.
+  if (kind === 'sp') fix.push(bumpGeneration(db));
+  return { findings, fix, differs: true };
+}
+
+/** Where the policy-link check carries on: the kind, the policy (ids ascending) and its next role list. */
+interface PolicyCursor {
+  kind: number;
+  id: string;
+  list: number;
+}
+
+/** Every policy's links, one role list at a time, as many as fit in SLICE_MS (docs/adr/0006-policy-links.md). */
 const policyLinkRows: Checker = {
   name: 'policy-links',
   async slice(db, cursor, limit) {
-    const { index, after } = parseCursor(cursor);
-    const k = KINDS[index];
-    if (!k) return { findings: [], more: false, fix: [], next: null };
-    const lists = ROLE_LISTS.filter((l) => l.kind === k.kind);
-    const table = k.table as typeof servicePolicies;
-    const rows = (await db.select().from(table).where(sql`${q(table.id)} > ${after}`).orderBy(table.id).limit(POLICIES_PER_SLICE)) as unknown as PolicyRow[];
+    const started = Date.now();
+    const at = readJson<PolicyCursor>(cursor, { kind: 0, id: '', list: 0 });
     const findings: string[] = [];
     let more = false;
     const fix: Statement[] = [];
-    for (const p of rows) {
-      const type = k.kind === 'sp' ? (p.type === 'Bind' ? 'bind' : 'dial') : k.kind;
-      const semantic = p.semantic as Semantic;
-      const guardParts = [sql`zg.id = ${p.id}`, sql`zg.semantic = ${p.semantic}`, ...lists.map((l) => sql`zg.${sql.identifier(l.column.name)} = ${str(p[l.field])}`)];
-      if (k.kind === 'sp') guardParts.push(sql`zg.type = ${str(p.type)}`);
-      const guard = sql`EXISTS (SELECT 1 FROM ${k.table} AS zg WHERE ${sql.join(guardParts, sql` AND `)})`;
-      let differs = false;
-      for (const list of lists) {
-        const e = ENTITY_TABLES[list.role];
-        const match = entityMatch(list.role, readJson<string[]>(str(p[list.field]), []), semantic) ?? sql`0`;
-        const room = Math.max(0, limit - findings.length);
-        const absent = await db.all<Row>(
-          sql`SELECT ${q(e.id)} AS id FROM ${e.table} WHERE ${match} AND NOT EXISTS (SELECT 1 FROM ${policyLinks} AS zl WHERE zl.policy_id = ${p.id} AND zl.role = ${list.role} AND zl.entity_id = ${q(e.id)} AND zl.policy_type = ${type}) LIMIT ${room + 1}`,
-        );
-        const stale = await db.all<Row>(
-          sql`SELECT ${q(policyLinks.entityId)} AS id, ${q(policyLinks.policyType)} AS type FROM ${policyLinks} WHERE ${q(policyLinks.policyId)} = ${p.id} AND ${q(policyLinks.role)} = ${list.role}
-            AND (${q(policyLinks.policyType)} <> ${type} OR NOT EXISTS (SELECT 1 FROM ${e.table} WHERE ${q(e.id)} = ${q(policyLinks.entityId)} AND ${match})) LIMIT ${room + 1}`,
-        );
-        if (absent.length === 0 && stale.length === 0) continue;
-        differs = true;
-        const label = `${KIND_LABEL[k.kind]} ${p.id} (${p.name})`;
-        const found = [
-          ...absent.map((r) => `${label}: matches ${ROLE_LABEL[list.role]} ${str(r.id)}, but its policy link is missing`),
-          ...stale.map((r) => (str(r.type) !== type ? `${label}: its ${str(r.type)} policy link to ${ROLE_LABEL[list.role]} ${str(r.id)} has the wrong type (${type})` : `${label}: has a policy link to ${ROLE_LABEL[list.role]} ${str(r.id)}, which it does not match`)),
-        ];
-        for (const f of found) {
-          if (findings.length < limit) findings.push(f);
-          else more = true;
-        }
-        fix.push(
-          db.delete(policyLinks).where(
-            sql`${q(policyLinks.policyId)} = ${p.id} AND ${q(policyLinks.role)} = ${list.role}
-              AND (${q(policyLinks.policyType)} <> ${type} OR NOT EXISTS (SELECT 1 FROM ${e.table} WHERE ${q(e.id)} = ${q(policyLinks.entityId)} AND ${match})) AND ${guard}`,
-          ),
-          db
-            .insert(policyLinks)
-            .select(
-              sql`SELECT ${p.id}, ${list.role}, ${q(e.id)}, ${type} FROM ${e.table} WHERE ${match} AND NOT EXISTS (SELECT 1 FROM ${policyLinks} AS zl WHERE zl.policy_id = ${p.id} AND zl.role = ${list.role} AND zl.entity_id = ${q(e.id)}) AND ${guard}`,
-            ),
-        );
+    let examined = 0;
+    while (at.kind < KINDS.length) {
+      const k = KINDS[at.kind];
+      const lists = ROLE_LISTS.filter((l) => l.kind === k.kind);
+      const table = k.table as typeof servicePolicies;
+      const rows = (await db.select().from(table).where(sql`${q(table.id)} >= ${at.id}`).orderBy(table.id).limit(POLICY_PAGE)) as unknown as PolicyRow[];
+      const todo = rows.filter((p) => p.id !== at.id || at.list < lists.length);
+      if (todo.length === 0) {
+        Object.assign(at, { kind: at.kind + 1, id: '', list: 0 });
+        continue;
       }
-      // Cached totals counted from the wrong links are stale.
-      if (differs && k.kind === 'sp') fix.push(bumpGeneration(db));
+      for (const p of todo) {
+        for (let i = p.id === at.id ? at.list : 0; i < lists.length; i++) {
+          if (examined > 0 && Date.now() - started >= SLICE_MS) return { findings, more, fix, next: JSON.stringify({ kind: at.kind, id: p.id, list: i }) };
+          examined += 1;
+          const result = await examineList(db, k.kind, k.table, p, lists[i], Math.max(0, limit - findings.length));
+          for (const f of result.findings) {
+            if (findings.length < limit) findings.push(f);
+            else more = true;
+          }
+          fix.push(...result.fix);
+        }
+        Object.assign(at, { id: p.id, list: lists.length });
+      }
     }
-    const done = rows.length < POLICIES_PER_SLICE;
-    return { findings, more, fix, next: done ? (index + 1 < KINDS.length ? `${index + 1}:` : null) : `${index}:${rows[rows.length - 1].id}` };
+    return { findings, more, fix, next: null };
   },
 };
 
@@ -389,22 +432,24 @@ const accessCountRows = simple(
   (db) => [db.delete(accessCounts).where(countProblems)],
 );
 
-const COUNTS_PER_SLICE = 25;
+const COUNTS_PAGE = 50;
 
-/** Every total cached at the current generation (the only ones served) recounted from the links. */
+/** Every total cached at the current generation (the only ones served) recounted from the links, as many as fit in SLICE_MS. */
 const accessCountTotals: Checker = {
   name: 'access-counts',
   async slice(db, cursor, limit) {
+    const started = Date.now();
     const [afterId, afterTypes] = cursor ? readJson<[string, string]>(cursor, ['', '']) : ['', ''];
     const rows = await db.all<{ identity: string; types: string; generation: number; total: number }>(
       sql`SELECT ${q(accessCounts.identityId)} AS identity, ${q(accessCounts.policyTypes)} AS types, ${q(accessCounts.generation)} AS generation, ${q(accessCounts.total)} AS total FROM ${accessCounts}
         WHERE (${q(accessCounts.identityId)}, ${q(accessCounts.policyTypes)}) > (${afterId}, ${afterTypes}) AND ${q(accessCounts.generation)} = ${currentGeneration}
-        ORDER BY ${q(accessCounts.identityId)}, ${q(accessCounts.policyTypes)} LIMIT ${COUNTS_PER_SLICE}`,
+        ORDER BY ${q(accessCounts.identityId)}, ${q(accessCounts.policyTypes)} LIMIT ${COUNTS_PAGE}`,
     );
     const findings: string[] = [];
     let more = false;
     const fix: Statement[] = [];
-    for (const r of rows) {
+    for (const [i, r] of rows.entries()) {
+      if (i > 0 && Date.now() - started >= SLICE_MS) return { findings, more, fix, next: JSON.stringify([rows[i - 1].identity, rows[i - 1].types]) };
       if (!POLICY_TYPE_KEYS.includes(r.types)) continue;
       const types = r.types.split(',') as ('dial' | 'bind')[];
       const walk = await identityServiceWalk(db, r.identity, types);
@@ -423,7 +468,7 @@ const accessCountTotals: Checker = {
       );
     }
     const last = rows[rows.length - 1];
-    return { findings, more, fix, next: rows.length < COUNTS_PER_SLICE ? null : JSON.stringify([last.identity, last.types]) };
+    return { findings, more, fix, next: rows.length < COUNTS_PAGE ? null : JSON.stringify([last.identity, last.types]) };
   },
 };
 

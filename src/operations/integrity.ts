@@ -42,6 +42,13 @@ interface Carry extends RunLease {
   tooManyErrors: boolean;
 }
 
+/**
+ * Lets other work run between slices. The embedded store's driver runs statements synchronously on the
+ * event loop, so without a real turn of the loop (a resolved promise is not one) a run would hold every
+ * request of the process until it ended.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 function rateLimited(): ApiError {
   return new ApiError('RATE_LIMITED', { code: 'UNHANDLED', message: 'a data integrity check or fix is already running' });
 }
@@ -95,6 +102,7 @@ async function carry(deps: Deps, run: Carry, until: number): Promise<void> {
         return;
       }
       slices += 1;
+      await nextTurn();
       const room = Math.max(0, MAX_RESULTS - resultCount);
       const slice = await CHECKERS[checker].slice(deps.db, cursor, room);
       if (slice.next === null) {

@@ -1,7 +1,10 @@
 /**
- * `POST /database/snapshot` on the Node entry (embedded file through the native driver): a copy next to
- * the database that opens as a valid SQLite database with the same rows, private like the database,
- * reported in the log; one a minute; the server serves and writes while and after it is taken.
+ * The operator endpoints on the Node entry (embedded file through the native driver):
+ * - `POST /database/snapshot`: a copy next to the database that opens as a valid SQLite database with the
+ *   same rows, private like the database, reported in the log; one a minute; the server serves and writes
+ *   while and after it is taken;
+ * - the data-integrity check and the cached totals, whose hand-written queries the native driver reads
+ *   by column name as the other drivers do.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:https';
@@ -18,7 +21,7 @@ interface Answer {
   body: any;
 }
 
-describe('database snapshots on the Node entry', () => {
+describe('operations on the Node entry', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ziti-snapshot-'));
   const logs: { message: string; fields?: Record<string, unknown> }[] = [];
   const logger = { info: (message: string, fields?: Record<string, unknown>) => void logs.push({ message, fields }), warn: () => undefined, error: () => undefined };
@@ -88,6 +91,30 @@ describe('database snapshots on the Node entry', () => {
     } finally {
       copy.close();
     }
+  });
+
+  it('checks a store written through the API clean, and reads exact totals, over the native driver', async () => {
+    const id = (await call('GET', `/edge/management/v1/identities?filter=${encodeURIComponent('name = "snap-0"')}`)).body.data[0].id;
+    for (let i = 0; i < 2; i++) {
+      // The second read is served from the cached total.
+      const services = await call('GET', `/edge/management/v1/identities/${id}/services`);
+      expect(services.body.meta.pagination.totalCount).toBe(1);
+    }
+    expect((await call('POST', '/edge/management/v1/database/check-data-integrity')).status).toBe(202);
+    let results = await call('GET', '/edge/management/v1/database/data-integrity-results');
+    for (let i = 0; i < 200 && results.body.data.inProgress; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      results = await call('GET', '/edge/management/v1/database/data-integrity-results');
+    }
+    expect(results.body.data).toMatchObject({ inProgress: false, error: '', results: [], tooManyErrors: false });
+    // A corrupted total is found by name too.
+    controller.store.native!.native.exec(`UPDATE access_counts SET total = total + 1 WHERE identity_id = '${id}'`);
+    expect((await call('POST', '/edge/management/v1/database/check-data-integrity')).status).toBe(202);
+    do {
+      await new Promise((r) => setTimeout(r, 25));
+      results = await call('GET', '/edge/management/v1/database/data-integrity-results');
+    } while (results.body.data.inProgress);
+    expect(results.body.data.results).toEqual([{ description: `cached service total of identity ${id} (bind,dial) is 2, its policy links give 1`, fixed: false }]);
   });
 
   it('takes at most one a minute, and the server goes on writing', async () => {

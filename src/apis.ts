@@ -31,6 +31,9 @@ import { identityHandlers } from './resources/identities/handlers.js';
 import { sessionCertificateHandlers } from './resources/session-certificates/handlers.js';
 import { identityTypeHandlers } from './resources/identity-types/handlers.js';
 import { identityMfaHandlers, mfaHandlers } from './resources/mfa/handlers.js';
+import { databaseHandlers } from './resources/database/handlers.js';
+import { identityTraceHandlers } from './resources/identity-trace/handlers.js';
+import { summaryHandlers } from './resources/summary/handlers.js';
 
 /**
  * Both APIs: the generated operation tables with the handlers implemented so far. Operations both APIs
@@ -94,5 +97,8 @@ export const managementApi: ApiDefinition = {
     policyListHandlers,
     transitRouterHandlers,
     terminatorHandlers,
+    summaryHandlers,
+    databaseHandlers,
+    identityTraceHandlers,
   ),
 };

@@ -26,6 +26,27 @@ export interface Deps {
   now(): number;
   /** Request, login and store counters (src/observability); absent means not recorded. */
   metrics?: Metrics;
+  /** What the runtime and its store offer operators (`POST /database/snapshot`, background work); absent: nothing. */
+  operations?: RuntimeOperations;
+}
+
+/** What `POST /database/snapshot` got from the store (docs/operations.md, "Snapshots"). */
+export type SnapshotOutcome =
+  /** A consistent copy of the embedded database, written next to it. */
+  | { kind: 'file'; path: string }
+  /** A point the platform can restore to (a D1 Time Travel bookmark). */
+  | { kind: 'bookmark'; bookmark: string; restore: string }
+  /** The store cannot be copied from here; `reason` tells the operator what the platform offers instead. */
+  | { kind: 'unsupported'; reason: string };
+
+/** Runtime-specific operations, provided by the entry files (they alone know the store behind `db`). */
+export interface RuntimeOperations {
+  snapshot(now: number): Promise<SnapshotOutcome>;
+  /**
+   * How long work deferred after a response may run here (Workers: `waitUntil` ends 30 s after the response);
+   * undefined: as long as it needs (Node). Long operator jobs run in slices within it (ADR 0012).
+   */
+  backgroundBudgetMs?: number;
 }
 
 /**

@@ -59,6 +59,8 @@ export const ERROR_CATALOGUE = {
   NO_EDGE_ROUTERS_AVAILABLE: [400, 'No edge routers are assigned and online to handle the requested connection'],
   INVALID_POSTURE: [409, 'Posture response data is missing or wrong'],
   RATE_LIMITED: [429, 'The requested operation is rate limited and the rate limit has been exceeded. Please try again later'],
+  // POST /database/snapshot on a store the controller cannot copy (remote libSQL): the cause says what the platform offers.
+  SNAPSHOT_NOT_SUPPORTED: [409, 'The store cannot be snapshot by the controller, see cause'],
   SERVER_TOO_MANY_REQUESTS: [429, 'Too many requests to alter state have been issued. Please slow your request rate or try again later.'],
   TIMEOUT: [503, 'The requested operation took too much time to reply'],
 } as const satisfies Record<string, readonly [number, string]>;

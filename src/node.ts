@@ -22,7 +22,7 @@ import { MAINTENANCE_INTERVAL_MS, runMaintenance } from './maintenance.js';
 import { bootstrapStore, type BootstrapResult } from './bootstrap.js';
 import { EDGE_API_SPEC_VERSION, parseConfig, type Config } from './config.js';
 import type { Db } from './db/client.js';
-import { openStore, prepareDataDir, type NodeStore } from './db/node-store.js';
+import { nodeStoreOperations, openStore, prepareDataDir, type NodeStore } from './db/node-store.js';
 import { openLibsql } from './db/open.js';
 import { setJwksHostResolver } from './auth/ext-jwt/jwks.js';
 import { ERROR_META, errorResponse } from './http/envelope.js';
@@ -130,7 +130,7 @@ export async function startController(env: Record<string, string | undefined>, o
   const db = store.db;
   const bootstrap = await bootstrapStore(db, config, { username: env.ADMIN_USERNAME ?? 'admin', password: env.ADMIN_PASSWORD || undefined });
   const log = options.logger ?? jsonLogger(config.logLevel);
-  const deps: Deps = { db, config, pki: bootstrap.pki, log, now: () => Date.now(), metrics };
+  const deps: Deps = { db, config, pki: bootstrap.pki, log, now: () => Date.now(), metrics, operations: nodeStoreOperations(store) };
   const depsPromise = Promise.resolve(deps);
 
   const runtime: Runtime = {

@@ -11,7 +11,7 @@ import { bootstrapStore } from './bootstrap.js';
 import { parseConfig } from './config.js';
 import type { Db } from './db/client.js';
 import { openD1, openLibsql } from './db/open.js';
-import type { ClientCertificate, Deps, Runtime } from './deps.js';
+import type { ClientCertificate, Deps, Runtime, RuntimeOperations, SnapshotOutcome } from './deps.js';
 import { jsonLogger } from './observability/log.js';
 import { StoreTally } from './observability/metrics.js';
 import { timeD1, timeLibsqlClient } from './observability/store-timing.js';
@@ -64,7 +64,34 @@ async function init(env: Env): Promise<Deps> {
   const admin = env.ADMIN_PASSWORD ? { username: env.ADMIN_USERNAME ?? 'admin', password: env.ADMIN_PASSWORD } : undefined;
   const { pki } = await bootstrapStore(primaryDb ?? db, config, admin);
   // No scrape target on Workers: request, login and store counters ride on the JSON request log lines.
-  return { db, primaryDb, config, pki, log: jsonLogger(config.logLevel), now: () => Date.now(), metrics };
+  return { db, primaryDb, config, pki, log: jsonLogger(config.logLevel), now: () => Date.now(), metrics, operations: workerOperations(env) };
+}
+
+/**
+ * Operator jobs on Workers (docs/adr/0012-operations-integrity-and-snapshots.md): work deferred after a
+ * response runs inside `waitUntil`, which ends 30 s after the response, so it runs in slices of at most
+ * 20 s and is carried on by the next request. A snapshot is what the store offers: D1 keeps its own
+ * history (Time Travel), and a bookmark read on the primary names this moment of it; a remote libSQL
+ * database has its own point-in-time restore, which the controller cannot trigger.
+ */
+function workerOperations(env: Env): RuntimeOperations {
+  const unsupported = (reason: string): SnapshotOutcome => ({ kind: 'unsupported', reason });
+  return {
+    backgroundBudgetMs: 20_000,
+    async snapshot(now) {
+      const moment = new Date(now).toISOString();
+      if (env.LIBSQL_URL) {
+        return unsupported(`the store is a remote libSQL database, which the controller cannot copy; use the platform's point-in-time restore for ${moment} (Turso: turso db create <new-name> --from-db <database> --timestamp <that time>)`);
+      }
+      const d1 = env.DB;
+      if (!d1 || typeof d1.withSession !== 'function') return unsupported(`this D1 binding offers no bookmarks; restore with wrangler d1 time-travel restore <database> --timestamp=${moment}`);
+      const session = d1.withSession('first-primary');
+      await session.prepare('SELECT 1').first();
+      const bookmark = session.getBookmark();
+      if (!bookmark) return unsupported(`D1 gave no bookmark for this moment; restore with wrangler d1 time-travel restore <database> --timestamp=${moment}`);
+      return { kind: 'bookmark', bookmark, restore: `wrangler d1 time-travel restore <database> --bookmark=${bookmark}` };
+    },
+  };
 }
 
 interface TlsClientAuth {

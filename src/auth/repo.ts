@@ -49,7 +49,7 @@ export async function reserveAttempt(db: Db, authenticatorId: string, identityId
 }
 
 /** The id of the one attempts row that belongs to no authenticator (see `touchAttempts`). */
-const NO_AUTHENTICATOR = '~';
+export const NO_AUTHENTICATOR = '~';
 
 /**
  * A write of the same shape and cost as `reserveAttempt`, on a row no authenticator owns: failed logins

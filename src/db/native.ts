@@ -52,6 +52,24 @@ interface Cached {
   stmt: NativeStatement;
   /** Returns rows (SELECT, or a write with RETURNING). */
   reader: boolean;
+  /** The result's column names (readers). */
+  names: string[];
+}
+
+/** The column names of a result, carried by the rows array (`all`) or the row (`get`) to `db.all` / `db.get`. */
+const NAMES = Symbol('column names');
+type Named = unknown[] & { [NAMES]?: string[] };
+
+function withNames<T extends object | undefined>(value: T, names: string[]): T {
+  if (value) Object.defineProperty(value, NAMES, { value: names });
+  return value;
+}
+
+/** A values row as the object `db.all(sql)` / `db.get(sql)` return on the other drivers. */
+function asObject(row: unknown[], names: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < names.length; i++) out[names[i]] = row[i];
+  return out;
 }
 
 /** True for SQLITE_BUSY and its extended codes (BUSY_SNAPSHOT, BUSY_RECOVERY) and SQLITE_LOCKED. */
@@ -84,7 +102,7 @@ export function openNativeStore(file: string, options: NativeStoreOptions = {}):
       return c;
     }
     const stmt = native.prepare(sql);
-    c = { stmt, reader: stmt.reader };
+    c = { stmt, reader: stmt.reader, names: stmt.reader ? (stmt.columns() as { name: string }[]).map((col) => col.name) : [] };
     // Raw mode once and for all: drizzle maps arrays of values by its selected fields.
     if (c.reader) stmt.raw(true);
     cache.set(sql, c);
@@ -95,14 +113,15 @@ export function openNativeStore(file: string, options: NativeStoreOptions = {}):
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   function exec(sql: string, params: unknown[], method: Method): { rows: any } {
     logger?.logQuery(sql, params);
-    const { stmt, reader } = statement(sql);
+    const { stmt, reader, names } = statement(sql);
     const args = bindable(params);
     if (!reader) {
       const info = stmt.run(args);
       return { rows: [], ...{ rowsAffected: info.changes, lastInsertRowid: info.lastInsertRowid } };
     }
-    if (method === 'get') return { rows: stmt.get(args) };
-    return { rows: stmt.all(args) };
+    // The names ride along (one hidden property per result) for hand-written queries read by name.
+    if (method === 'get') return { rows: withNames(stmt.get(args) as unknown[] | undefined, names) };
+    return { rows: withNames(stmt.all(args) as unknown[], names) };
   }
 
   /** Runs `work` again after SQLITE_BUSY, a bounded number of times with a growing pause. */
@@ -154,6 +173,23 @@ export function openNativeStore(file: string, options: NativeStoreOptions = {}):
     }));
 
   const db = drizzle(single, batch, { schema }) as unknown as Db;
+  // drizzle's proxy driver maps rows by field only for the selects it builds; a hand-written query
+  // (`db.all(sql)`, `db.get(sql)`) would get arrays of values here and objects on libSQL and D1. Read
+  // by name, as there.
+  const all = db.all.bind(db);
+  const get = db.get.bind(db);
+  Object.assign(db, {
+    all: async (query: Parameters<Db['all']>[0]) => {
+      const rows = (await all(query)) as Named[] & { [NAMES]?: string[] };
+      const names = rows[NAMES];
+      return names ? rows.map((r) => asObject(r, names)) : rows;
+    },
+    get: async (query: Parameters<Db['get']>[0]) => {
+      const row = (await get(query)) as Named | undefined;
+      const names = row?.[NAMES];
+      return row && names ? asObject(row, names) : row;
+    },
+  });
   return {
     db,
     native,

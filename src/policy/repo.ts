@@ -60,7 +60,7 @@ function linkType(kind: PolicyKind, type: PolicyShape['type']): LinkType {
 }
 
 /** §3.2 for a known role list against every row of an entity table; undefined when nothing can match. */
-function entityMatch(role: Role, roles: readonly string[], semantic: Semantic): SQL | undefined {
+export function entityMatch(role: Role, roles: readonly string[], semantic: Semantic): SQL | undefined {
   const e = ENTITY_TABLES[role];
   const attrs = roleAttrs(roles);
   const ids = roleIds(roles);
@@ -273,11 +273,11 @@ export async function listRoleAttributesOf(db: Db, role: Role, q: ResolvedListQu
 const GENERATION_ID = 'service-access';
 
 /** Moves the service-access generation forward (every cached total computed before is stale from then on). */
-function bumpGeneration(db: Db): Statement {
+export function bumpGeneration(db: Db): Statement {
   return db.insert(linkGenerations).values({ id: GENERATION_ID, generation: 1 }).onConflictDoUpdate({ target: linkGenerations.id, set: { generation: sql`${linkGenerations.generation} + 1` } });
 }
 
-const currentGeneration = sql`coalesce((SELECT ${q(linkGenerations.generation)} FROM ${linkGenerations} WHERE ${q(linkGenerations.id)} = ${GENERATION_ID}), 0)`;
+export const currentGeneration = sql`coalesce((SELECT ${q(linkGenerations.generation)} FROM ${linkGenerations} WHERE ${q(linkGenerations.id)} = ${GENERATION_ID}), 0)`;
 
 /**
  * The exact number of services the identity reaches through service policies of `types`. A total cached

@@ -6,7 +6,7 @@ import { createApp } from '../../src/app.js';
 import { bootstrapStore } from '../../src/bootstrap.js';
 import { parseConfig } from '../../src/config.js';
 import type { Deps, Logger, Runtime } from '../../src/deps.js';
-import { openStore } from '../../src/db/node-store.js';
+import { openStore, snapshotFile } from '../../src/db/node-store.js';
 import { MIGRATIONS_DIR, openNodeStore } from '../../src/node.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, TestClient } from './client.js';
 
@@ -45,7 +45,7 @@ export async function createNodeTestApp(env: Record<string, string> = {}, option
   };
   const { pki } = await bootstrapStore(db, config, { username: ADMIN_USERNAME, password: ADMIN_PASSWORD });
   let offset = 0;
-  const deps: Deps = { db, config, pki, log, now: () => Date.now() + offset };
+  const deps: Deps = { db, config, pki, log, now: () => Date.now() + offset, operations: { snapshot: async (now) => ({ kind: 'file', path: await snapshotFile(file, now) }) } };
   const pending: Promise<unknown>[] = [];
   const runtime: Runtime = {
     deps: async () => deps,

@@ -49,6 +49,11 @@ export const identities = sqliteTable(
     disabledUntil: integer('disabled_until'),
     /** When the identity's service list last may have changed (`service-updates`, src/policy/service-updates-repo.ts). */
     servicesChangedAt: integer('services_changed_at'),
+    /** Data-flow tracing (`PUT /identities/{id}/trace`, reference §8.8): on while `traceUntil` is in the future. */
+    traceId: text('trace_id'),
+    traceUntil: integer('trace_until'),
+    /** JSON array of the traced channels. */
+    traceChannels: text('trace_channels'),
   },
   (t) => [
     uniqueIndex('identities_name_uq').on(t.name),

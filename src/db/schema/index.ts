@@ -10,3 +10,4 @@ export * from './services.js';
 export * from './routers.js';
 export * from './policies.js';
 export * from './sessions.js';
+export * from './operations.js';

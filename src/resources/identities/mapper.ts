@@ -30,8 +30,16 @@ const IDENTITY_LINKS = (authPolicyId: string) => ({
     'auth-policies': `./auth-policies/${authPolicyId}`,
 });
 
-/** The identityDetail shape (reference model-and-policies §8.3). */
-export function renderIdentity(row: IdentityRow, extras: IdentityExtras, now: number): IdentityDetail {
+/** The identity's data-flow trace (`PUT /identities/{id}/trace`, §8.8): on until its expiry. */
+type IdentityTrace = { enabled: true; traceId: string; until: string; channels: string[] } | { enabled: false };
+
+function renderTrace(row: IdentityRow, now: number): IdentityTrace {
+  if (row.traceId === null || row.traceUntil === null || row.traceUntil <= now) return { enabled: false };
+  return { enabled: true, traceId: row.traceId, until: iso(row.traceUntil), channels: readJson<string[]>(row.traceChannels, []) };
+}
+
+/** The identityDetail shape (reference model-and-policies §8.3), plus the identity's `trace`. */
+export function renderIdentity(row: IdentityRow, extras: IdentityExtras, now: number): IdentityDetail & { trace: IdentityTrace } {
   const roleAttributes = readJson<string[]>(row.roleAttributes, []);
   return {
     ...baseEntity(row, `./identities/${row.id}`, IDENTITY_LINKS(row.authPolicyId)),
@@ -62,6 +70,7 @@ export function renderIdentity(row: IdentityRow, extras: IdentityExtras, now: nu
     disabled: isDisabled(row, now),
     disabledAt: iso(row.disabledAt),
     disabledUntil: iso(row.disabledUntil),
+    trace: renderTrace(row, now),
   };
 }
 

@@ -21,6 +21,8 @@ const sessionIdentityColumns = {
   authPolicyId: identities.authPolicyId,
   disabledAt: identities.disabledAt,
   disabledUntil: identities.disabledUntil,
+  // service-updates answers from the session check alone: pollers cost no extra read.
+  servicesChangedAt: identities.servicesChangedAt,
 };
 /** Every session column but the hash the lookup matched on: nothing renders it, so nothing reads it. */
 const { tokenHash: _matchedOn, ...sessionColumns } = getTableColumns(apiSessions);

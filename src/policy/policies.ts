@@ -41,21 +41,21 @@ export function policyRules(kind: PolicyKind) {
     }
   }
 
-  function links(deps: Deps, id: string, values: Values): Statement[] {
+  function links(deps: Deps, id: string, values: Values, now: number): Statement[] {
     const roles: Partial<Record<RoleField, string[]>> = {};
     for (const { field } of lists) roles[field] = values[field] as string[];
-    return policyLinkStatements(deps.db, kind, id, { semantic: values.semantic as Semantic, type: values.type as 'Dial' | 'Bind' | undefined, roles });
+    return policyLinkStatements(deps.db, kind, id, { semantic: values.semantic as Semantic, type: values.type as 'Dial' | 'Bind' | undefined, roles }, now);
   }
 
   return {
     create: {
       check: (deps: Deps, values: Values) => check(deps, values),
-      statements: (deps: Deps, id: string, values: Values) => links(deps, id, values),
+      statements: (deps: Deps, id: string, values: Values, now: number) => links(deps, id, values, now),
     },
     update: {
       check: (deps: Deps, values: Values, existing: StoredPolicy, _body: unknown, mode: 'update' | 'patch') => check(deps, values, mode === 'patch' ? existing : undefined),
-      statements: (deps: Deps, existing: StoredPolicy, values: Values) => links(deps, existing.id, values),
+      statements: (deps: Deps, existing: StoredPolicy, values: Values, now: number) => links(deps, existing.id, values, now),
     },
-    remove: { cascade: (deps: Deps, existing: StoredPolicy) => policyUnlinkStatements(deps.db, existing.id) },
+    remove: { cascade: (deps: Deps, existing: StoredPolicy) => policyUnlinkStatements(deps.db, kind, existing.id, deps.now()) },
   };
 }

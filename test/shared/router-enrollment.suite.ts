@@ -325,6 +325,8 @@ const routerEnrollmentSuite: Suite = ({ client, db }) => {
       expectNotFound(await admin.call('detailIdentity', { path: { id: rid } }), 'identity', rid);
       expectNotFound(await admin.call('detailEdgeRouterPolicy', { path: { id: rid } }), 'edgeRouterPolicy', rid);
       expect((await admin.ok('listEdgeRouterPolicies', { query: { filter: `name = "edge-router-${rid}-system"` } })).data).toEqual([]);
+      // `#all` would reach the routers of later suites sharing this store.
+      await admin.ok('deleteEdgeRouterPolicy', { path: { id: erp } });
     });
 
   });

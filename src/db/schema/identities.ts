@@ -47,6 +47,8 @@ export const identities = sqliteTable(
     sdkInfo: text('sdk_info'),
     disabledAt: integer('disabled_at'),
     disabledUntil: integer('disabled_until'),
+    /** When the identity's service list last may have changed (`service-updates`, src/policy/service-updates-repo.ts). */
+    servicesChangedAt: integer('services_changed_at'),
   },
   (t) => [
     uniqueIndex('identities_name_uq').on(t.name),

@@ -5,6 +5,7 @@ import { ApiError, causeValue, fieldError } from '../../errors.js';
 import type { ConfigCreate } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
 import { firstSchemaProblem, isEmptySchema, jsonSchemaValidator } from '../../lib/json-schema.js';
+import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { configEntity } from './entity.js';
 import { renderConfig } from './mapper.js';
 import { detachConfig, overrideUsing } from '../services/repo.js';
@@ -34,6 +35,8 @@ export const configService = resourceService(configEntity, {
   update: {
     // The type cannot change; the data is checked against the type the config has.
     check: (deps, values, existing) => checkData(deps, existing.configTypeId, values.data),
+    // Services using the config, and overrides with it, render its data: their identities see a change.
+    statements: (deps, existing, _values, now) => [markServicesChanged(deps.db, now, affectedIdentities.usingConfig(existing.id))],
   },
   remove: {
     // The controller refuses with a 500 here (§5.2); a referenced entity is a 409 (ADR 0001).
@@ -42,7 +45,7 @@ export const configService = resourceService(configEntity, {
       if (used) throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', { field: 'configId', reason: `config is in use by identity ${used.identityId} for service ${used.serviceId}`, value: existing.id });
     },
     // Services using the config simply lose it (§5.2).
-    cascade: (deps, existing) => [detachConfig(deps.db, existing.id)],
+    cascade: (deps, existing) => [markServicesChanged(deps.db, deps.now(), affectedIdentities.usingConfig(existing.id)), detachConfig(deps.db, existing.id)],
   },
 });
 

@@ -1,5 +1,6 @@
 import { certExtensionFlags } from '../../enrollment/extension-flags.js';
-import { handlers, type SharedOperations } from '../../http/handler.js';
+import { handlers, type ClientOperations, type SharedOperations } from '../../http/handler.js';
+import { iso } from '../../lib/time.js';
 import { renderCurrentApiSession } from '../api-sessions/mapper.js';
 import { logout } from '../api-sessions/service.js';
 
@@ -11,4 +12,13 @@ export const currentApiSessionHandlers = handlers<SharedOperations>()({
   },
   /** Logout; allowed while partially authenticated. */
   deleteCurrentApiSession: async ({ svc, caller, reply }) => (await logout(svc.deps, caller.apiSession.id), reply.empty()),
+});
+
+export const currentApiSessionClientHandlers = handlers<ClientOperations>()({
+  /**
+   * Polled every few seconds by every tunneler (reference model-and-policies §4.5): answered from the
+   * session check's own row (src/policy/service-updates-repo.ts), no further read and no write. Before any
+   * change was recorded for the identity, the API session's creation time.
+   */
+  listServiceUpdates: async ({ caller, reply }) => reply.ok({ lastChangeAt: iso(caller.identity.servicesChangedAt ?? caller.apiSession.createdAt) }),
 });

@@ -43,8 +43,8 @@ export function tunnelerOnStatements(db: Db, routerId: string, now: number): Sta
       .insert(edgeRouterPolicies)
       .values({ id: routerId, createdAt: now, updatedAt: now, isSystem: true, name: systemPolicyName(routerId), semantic: 'AnyOf', identityRoles: roles, edgeRouterRoles: roles })
       .onConflictDoNothing({ target: edgeRouterPolicies.id }),
-    ...entityLinkStatements(db, 'identity', routerId, sql`(SELECT ${q(identities.roleAttributes)} FROM ${identities} WHERE ${q(identities.id)} = ${routerId})`),
-    ...policyLinkStatements(db, 'erp', routerId, { semantic: 'AnyOf', roles: { identityRoles: [ref], edgeRouterRoles: [ref] } }),
+    ...entityLinkStatements(db, 'identity', routerId, sql`(SELECT ${q(identities.roleAttributes)} FROM ${identities} WHERE ${q(identities.id)} = ${routerId})`, now),
+    ...policyLinkStatements(db, 'erp', routerId, { semantic: 'AnyOf', roles: { identityRoles: [ref], edgeRouterRoles: [ref] } }, now),
   ];
 }
 
@@ -60,12 +60,12 @@ export function tunnelerRenameStatement(db: Db, routerId: string, now: number): 
  * No tunneler: the router identity goes as any deleted identity does (sessions, enrollments, links, `@id`
  * entries in policies) and the system policy with its links. Harmless when neither exists.
  */
-export function tunnelerOffStatements(db: Db, routerId: string): Statement[] {
+export function tunnelerOffStatements(db: Db, routerId: string, now: number): Statement[] {
   return [
     ...identityCascade(db, routerId),
-    ...entityRemovalStatements(db, 'identity', routerId),
+    ...entityRemovalStatements(db, 'identity', routerId, now),
     db.delete(identities).where(and(eq(identities.id, routerId), eq(identities.typeId, ROUTER_TYPE))),
-    ...policyUnlinkStatements(db, routerId),
+    ...policyUnlinkStatements(db, 'erp', routerId, now),
     db.delete(edgeRouterPolicies).where(and(eq(edgeRouterPolicies.id, routerId), eq(edgeRouterPolicies.isSystem, true))),
   ];
 }

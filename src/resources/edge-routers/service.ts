@@ -34,7 +34,7 @@ function identityNameError(name: string) {
 /** The tunneler's identity and system policy follow the flag and the name this write leaves (§9.2). */
 function tunnelerStatements(deps: Deps, routerId: string, values: Values, now: number) {
   if (values.isTunnelerEnabled === true) return tunnelerOnStatements(deps.db, routerId, now);
-  if (values.isTunnelerEnabled === false) return tunnelerOffStatements(deps.db, routerId);
+  if (values.isTunnelerEnabled === false) return tunnelerOffStatements(deps.db, routerId, now);
   return values.name !== undefined ? [tunnelerRenameStatement(deps.db, routerId, now)] : [];
 }
 
@@ -51,7 +51,7 @@ async function mappingNames<T>(routerId: string, name: string | undefined, write
 }
 
 const createHooks: CreateHooks<typeof edgeRouterEntity.table, typeof edgeRouterEntity.props, EdgeRouterCreate> = {
-  statements: (deps, id, values, now) => [...entityLinkStatements(deps.db, 'router', id, values.roleAttributes ?? []), ...(values.isTunnelerEnabled ? tunnelerOnStatements(deps.db, id, now) : [])],
+  statements: (deps, id, values, now) => [...entityLinkStatements(deps.db, 'router', id, values.roleAttributes ?? [], now), ...(values.isTunnelerEnabled ? tunnelerOnStatements(deps.db, id, now) : [])],
 };
 
 const base = resourceService(edgeRouterEntity, {
@@ -65,7 +65,7 @@ const base = resourceService(edgeRouterEntity, {
       if (tunneler && (!existing.isTunnelerEnabled || name !== existing.name)) await checkIdentityName(deps, existing.id, true, name);
     },
     statements: (deps, existing, values, now) => [
-      ...(values.roleAttributes !== undefined ? entityLinkStatements(deps.db, 'router', existing.id, values.roleAttributes) : []),
+      ...(values.roleAttributes !== undefined ? entityLinkStatements(deps.db, 'router', existing.id, values.roleAttributes, now) : []),
       ...tunnelerStatements(deps, existing.id, values, now),
     ],
   },
@@ -73,9 +73,9 @@ const base = resourceService(edgeRouterEntity, {
   remove: {
     cascade: (deps, existing) => [
       terminatorsOfRouter(deps.db, existing.id),
-      ...entityRemovalStatements(deps.db, 'router', existing.id),
+      ...entityRemovalStatements(deps.db, 'router', existing.id, deps.now()),
       routerEnrollmentsRemoval(deps, 'edge', existing.id),
-      ...tunnelerOffStatements(deps.db, existing.id),
+      ...tunnelerOffStatements(deps.db, existing.id, deps.now()),
     ],
   },
 });

@@ -70,7 +70,7 @@ const identityCreateHooks: CreateHooks<typeof identityEntity.table, typeof ident
     await checkReferences(deps, values);
   },
   // Policy links follow the identity's id and attributes in the same batch (docs/adr/0006-policy-links.md).
-  statements: (deps, id, values) => entityLinkStatements(deps.db, 'identity', id, values.roleAttributes ?? []),
+  statements: (deps, id, values, now) => entityLinkStatements(deps.db, 'identity', id, values.roleAttributes ?? [], now),
 };
 
 const baseIdentityService = resourceService(identityEntity, {
@@ -84,7 +84,7 @@ const baseIdentityService = resourceService(identityEntity, {
       typeOnUpdate(values, existing, body?.type);
       await checkReferences(deps, values);
     },
-    statements: (deps, existing, values) => (values.roleAttributes !== undefined ? entityLinkStatements(deps.db, 'identity', existing.id, values.roleAttributes) : []),
+    statements: (deps, existing, values, now) => (values.roleAttributes !== undefined ? entityLinkStatements(deps.db, 'identity', existing.id, values.roleAttributes, now) : []),
   },
   remove: {
     async check(deps, existing) {
@@ -94,7 +94,7 @@ const baseIdentityService = resourceService(identityEntity, {
         throw messageError('ENTITY_CAN_NOT_BE_DELETED', `cannot delete router identity ${existing.name} until associated router is deleted`);
       }
     },
-    cascade: (deps, existing) => [...identityCascade(deps.db, existing.id), ...entityRemovalStatements(deps.db, 'identity', existing.id)],
+    cascade: (deps, existing) => [...identityCascade(deps.db, existing.id), ...entityRemovalStatements(deps.db, 'identity', existing.id, deps.now())],
   },
 });
 

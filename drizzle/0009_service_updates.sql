@@ -1,0 +1,1 @@
+ALTER TABLE `identities` ADD `services_changed_at` integer;

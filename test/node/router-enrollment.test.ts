@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { createNodeCertApp, type NodeCertApp } from '../helpers/node-cert-app.js';
-import { routerExtendSuite } from '../shared/router-enrollment.suite.js';
+import { routerConcurrencySuite, routerExtendSuite } from '../shared/router-enrollment.suite.js';
 
 let t: NodeCertApp;
 beforeAll(async () => {
@@ -12,3 +12,5 @@ routerExtendSuite(
   () => t.client,
   () => ({ seesChain: true, client: (chain) => t.withCertificate({ chainDer: chain.map((c) => new Uint8Array(c.rawData)) }) }),
 );
+
+routerConcurrencySuite(() => t.client);

@@ -122,7 +122,7 @@ export default function foundationSuite({ client }: SuiteContext): void {
     });
 
     it('answers unimplemented operations with 501 in the envelope', async () => {
-      const reply = await client().request(`${CLIENT}/enroll/erott`, { body: { token: crypto.randomUUID(), clientCsr: 'x', serverCsr: 'y' } });
+      const reply = await client().get(`${MGMT}/database/data-integrity-results`, await client().login());
       expectError(reply, 501, 'NOT_IMPLEMENTED');
     });
 

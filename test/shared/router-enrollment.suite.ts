@@ -61,7 +61,13 @@ function routerApi(client: () => TestClient) {
     if (reply.status !== 200) throw new Error(`router enrollment failed: ${reply.text}`);
     return { rid, chain: pemCertificates(reply.body.data.cert), keys: csrs.keys };
   };
-  return { admin, enrollApi, edgeRouter, transitRouter, enroll, pendingEdge, enrolledEdge };
+  /** A router's tunneler flag with its identity and system policy replies. */
+  const tunnelerState = async (rid: string) => ({
+    router: (await admin.ok('detailEdgeRouter', { path: { id: rid } })).data,
+    identity: await admin.call('detailIdentity', { path: { id: rid } }),
+    policy: await admin.call('detailEdgeRouterPolicy', { path: { id: rid } }),
+  });
+  return { admin, enrollApi, tunnelerState, edgeRouter, transitRouter, enroll, pendingEdge, enrolledEdge };
 }
 
 function leaf(reply: Reply, field: 'cert' | 'serverCert'): x509.X509Certificate {
@@ -135,20 +141,6 @@ const routerEnrollmentSuite: Suite = ({ client, db }) => {
       expect((await admin.ok('listEnrollments', { query: { filter: `edgeRouter = "${rid}"` } })).data).toEqual([]);
       // The token is spent.
       expectError(await api.enroll(token, { certCsr: csrs.certCsr, serverCertCsr: csrs.serverCertCsr }), 400, 'INVALID_ENROLLMENT_TOKEN');
-    });
-
-    it(`the token is consumed exactly once under ${N} concurrent enrollments: one success, ${N - 1} INVALID_ENROLLMENT_TOKEN, the winner's certificate recorded`, async () => {
-      const { rid, token } = await api.pendingEdge();
-      const all = await Promise.all(Array.from({ length: N }, () => routerCsrs(rid)));
-      const replies = await Promise.all(all.map((c) => api.enroll(token, { certCsr: c.certCsr, serverCertCsr: c.serverCertCsr })));
-      const won = replies.filter((r) => r.status === 200);
-      expect(won).toHaveLength(1);
-      const refused = replies.filter((r) => r.status !== 200);
-      expect(refused).toHaveLength(N - 1);
-      for (const r of refused) expectError(r, 400, 'INVALID_ENROLLMENT_TOKEN');
-      const detail = (await admin.ok('detailEdgeRouter', { path: { id: rid } })).data;
-      expect(detail.fingerprint).toBe(await sha1Hex(leaf(won[0], 'cert').rawData));
-      expect(detail.isVerified).toBe(true);
     });
 
     it('refuses missing and unusable CSRs, a wrong method and an expired token; a refused attempt spends nothing', async () => {
@@ -253,23 +245,10 @@ const routerEnrollmentSuite: Suite = ({ client, db }) => {
       expectNotFound(await admin.call('reEnrollEdgeRouter', { path: { id: 'nope' } }), 'edgeRouter', 'nope');
     });
 
-    it(`${N} concurrent re-enrollments leave exactly one pending enrollment`, async () => {
-      const { rid } = await api.enrolledEdge();
-      const replies = await Promise.all(Array.from({ length: N }, () => admin.call('reEnrollEdgeRouter', { path: { id: rid } })));
-      expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200));
-      const pending = (await admin.ok('listEnrollments', { query: { filter: `edgeRouter = "${rid}"` } })).data;
-      expect(pending).toHaveLength(1);
-      expect((await admin.ok('detailEdgeRouter', { path: { id: rid } })).data).toMatchObject({ isVerified: false, enrollmentToken: pending[0].token });
-    });
   });
 
   describe('tunneler-enabled edge routers', () => {
-    async function tunnelerState(rid: string) {
-      const router = (await admin.ok('detailEdgeRouter', { path: { id: rid } })).data;
-      const identity = await admin.call('detailIdentity', { path: { id: rid } });
-      const policy = await admin.call('detailEdgeRouterPolicy', { path: { id: rid } });
-      return { router, identity, policy };
-    }
+    const tunnelerState = (rid: string) => api.tunnelerState(rid);
 
     it('creates the router identity (router id and name, type Router) and the system policy linking it to the router', async () => {
       const name = uniqueName('tun');
@@ -326,7 +305,7 @@ const routerEnrollmentSuite: Suite = ({ client, db }) => {
       await admin.ok('patchEdgeRouter', { path: { id: rid }, body: { isTunnelerEnabled: true } });
       let state = await tunnelerState(rid);
       expect([state.identity.status, state.policy.status]).toEqual([200, 200]);
-      const erp = (await admin.ok('createEdgeRouterPolicy', { body: { name: uniqueName('erp'), semantic: 'AnyOf', identityRoles: [`@${rid}`], edgeRouterRoles: ['#all'] } })).data!.id!;
+      const erp = (await admin.ok('createEdgeRouterPolicy', { body: { name: uniqueName('erp'), semantic: 'AnyOf', identityRoles: [`@${rid}`], edgeRouterRoles: [`@${rid}`] } })).data!.id!;
 
       await admin.ok('patchEdgeRouter', { path: { id: rid }, body: { isTunnelerEnabled: false } });
       state = await tunnelerState(rid);
@@ -350,16 +329,6 @@ const routerEnrollmentSuite: Suite = ({ client, db }) => {
       await admin.ok('deleteEdgeRouterPolicy', { path: { id: erp } });
     });
 
-    it(`${N} concurrent toggles leave the flag, the identity and the system policy in agreement`, async () => {
-      const rid = await api.edgeRouter();
-      const replies = await Promise.all(Array.from({ length: N }, (_, i) => admin.call('patchEdgeRouter', { path: { id: rid }, body: { isTunnelerEnabled: i % 2 === 0 } })));
-      expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200));
-      const { router, identity, policy } = await tunnelerState(rid);
-      const on = router.isTunnelerEnabled;
-      expect([identity.status, policy.status]).toEqual(on ? [200, 200] : [404, 404]);
-      expect((await admin.ok('listIdentityEdgeRouters', { path: { id: rid } })).data.map((r) => r.id)).toEqual(on ? [rid] : []);
-      expect((await admin.ok('listIdentities', { query: { filter: `id = "${rid}"` } })).data).toHaveLength(on ? 1 : 0);
-    });
   });
 };
 
@@ -439,6 +408,52 @@ export function routerExtendSuite(client: () => TestClient, presenter: () => Cer
       expect(won).toHaveLength(1);
       for (const r of replies.filter((x) => x.status !== 200)) expectError(r, 401, 'UNAUTHORIZED');
       expect((await admin.ok('detailEdgeRouter', { path: { id: rid } })).data.fingerprint).toBe(await sha1Hex(leaf(won[0], 'cert').rawData));
+    });
+  });
+}
+
+/**
+ * The "at most once" rules of router enrollment under 50 concurrent requests. They run from
+ * test/node/router-enrollment.test.ts and test/workers/router-enrollment.test.ts, each with an app of its
+ * own, as the identity enrollment races do (enrollment-concurrency.suite.ts).
+ */
+export function routerConcurrencySuite(client: () => TestClient) {
+  const api = routerApi(client);
+  const { admin } = api;
+
+  describe(`router enrollment rules under ${N} concurrent requests`, () => {
+    it(`the token is consumed exactly once under ${N} concurrent enrollments: one success, ${N - 1} INVALID_ENROLLMENT_TOKEN, the winner's certificate recorded`, async () => {
+      const { rid, token } = await api.pendingEdge();
+      const all = await Promise.all(Array.from({ length: N }, () => routerCsrs(rid)));
+      const replies = await Promise.all(all.map((c) => api.enroll(token, { certCsr: c.certCsr, serverCertCsr: c.serverCertCsr })));
+      const won = replies.filter((r) => r.status === 200);
+      expect(won).toHaveLength(1);
+      const refused = replies.filter((r) => r.status !== 200);
+      expect(refused).toHaveLength(N - 1);
+      for (const r of refused) expectError(r, 400, 'INVALID_ENROLLMENT_TOKEN');
+      const detail = (await admin.ok('detailEdgeRouter', { path: { id: rid } })).data;
+      expect(detail.fingerprint).toBe(await sha1Hex(leaf(won[0], 'cert').rawData));
+      expect(detail.isVerified).toBe(true);
+    });
+
+    it(`${N} concurrent re-enrollments leave exactly one pending enrollment`, async () => {
+      const { rid } = await api.enrolledEdge();
+      const replies = await Promise.all(Array.from({ length: N }, () => admin.call('reEnrollEdgeRouter', { path: { id: rid } })));
+      expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200));
+      const pending = (await admin.ok('listEnrollments', { query: { filter: `edgeRouter = "${rid}"` } })).data;
+      expect(pending).toHaveLength(1);
+      expect((await admin.ok('detailEdgeRouter', { path: { id: rid } })).data).toMatchObject({ isVerified: false, enrollmentToken: pending[0].token });
+    });
+
+    it(`${N} concurrent toggles leave the flag, the identity and the system policy in agreement`, async () => {
+      const rid = await api.edgeRouter();
+      const replies = await Promise.all(Array.from({ length: N }, (_, i) => admin.call('patchEdgeRouter', { path: { id: rid }, body: { isTunnelerEnabled: i % 2 === 0 } })));
+      expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200));
+      const { router, identity, policy } = await api.tunnelerState(rid);
+      const on = router.isTunnelerEnabled;
+      expect([identity.status, policy.status]).toEqual(on ? [200, 200] : [404, 404]);
+      expect((await admin.ok('listIdentityEdgeRouters', { path: { id: rid } })).data.map((r) => r.id)).toEqual(on ? [rid] : []);
+      expect((await admin.ok('listIdentities', { query: { filter: `id = "${rid}"` } })).data).toHaveLength(on ? 1 : 0);
     });
   });
 }

@@ -1,7 +1,7 @@
 import { exports } from 'cloudflare:workers';
 import { TestClient } from '../helpers/client.js';
 import { sha1Hex } from '../shared/pki-helpers.js';
-import { routerExtendSuite } from '../shared/router-enrollment.suite.js';
+import { routerConcurrencySuite, routerExtendSuite } from '../shared/router-enrollment.suite.js';
 import { workerClient } from './helpers.js';
 
 const client = workerClient();
@@ -18,3 +18,5 @@ routerExtendSuite(
   () => client,
   () => ({ seesChain: false, client: (chain) => mtlsClient(chain[0].rawData) }),
 );
+
+routerConcurrencySuite(() => client);

@@ -121,11 +121,6 @@ export default function foundationSuite({ client }: SuiteContext): void {
       expectError(await client().request(`${MGMT}/version`, { method: 'DELETE' }), 405, 'METHOD_NOT_ALLOWED');
     });
 
-    it('answers unimplemented operations with 501 in the envelope', async () => {
-      const reply = await client().get(`${MGMT}/database/data-integrity-results`, await client().login());
-      expectError(reply, 501, 'NOT_IMPLEMENTED');
-    });
-
     it('refuses anonymous callers on secured operations with 401, and garbage session tokens too', async () => {
       expectError(await client().get(`${MGMT}/identities`), 401, 'UNAUTHORIZED');
       expectError(await client().get(`${MGMT}/identities`, 'not-a-token'), 401, 'UNAUTHORIZED');

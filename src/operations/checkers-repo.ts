@@ -58,6 +58,7 @@ import {
   policyLinks,
   serviceConfigs,
   serviceEdgeRouterPolicies,
+  sessions,
   servicePolicies,
   services,
   terminators,
@@ -476,6 +477,11 @@ const accessCountTotals: Checker = {
  * Every checker, in the order a run goes through them (repairs of one are visible to the next). New
  * tables with derived or dependent rows add their checker here (see the header).
  */
+// Dial/bind sessions end with their API session, identity and service (triggers) and with their access (batches).
+const sessionProblems = sql`(${missing(apiSessions, apiSessions.id, sessions.apiSessionId)} OR ${missing(identities, identities.id, sessions.identityId)} OR ${missing(services, services.id, sessions.serviceId)})`;
+const sessionWithoutAccess = sql`NOT ${sessionProblems} AND NOT EXISTS (SELECT 1 FROM ${policyLinks} AS zb JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${q(sessions.identityId)}
+  WHERE zb.entity_id = ${q(sessions.serviceId)} AND zb.role = 'service' AND zb.policy_type = lower(${q(sessions.type)}))`;
+
 export const CHECKERS: readonly Checker[] = [
   roleSets,
   ...ROLE_LISTS.map(danglingRefs),
@@ -490,8 +496,11 @@ export const CHECKERS: readonly Checker[] = [
   orphans('api-sessions-without-identity', apiSessions, apiSessions.id, identityMissing(apiSessions.identityId), (id) => `API session ${id} belongs to a missing identity`),
   orphans('api-session-certificates-without-owner', apiSessionCertificates, apiSessionCertificates.id, sessionCertificateProblems, (id) => `API session certificate ${id} belongs to a missing API session or identity`),
   orphans('terminators-without-service-or-router', terminators, terminators.id, terminatorProblems, (id) => `terminator ${id} belongs to a missing service or router`),
+  orphans('sessions-without-owner', sessions, sessions.id, sessionProblems, (id) => `session ${id} belongs to a missing API session, identity or service`),
   orphanLinks,
   policyLinkRows,
+  // After the links are exact: a session stays only while a Dial/Bind link still grants it (§6.4).
+  orphans('sessions-without-access', sessions, sessions.id, sessionWithoutAccess, (id) => `session ${id} is no longer granted by any service policy`),
   accessCountRows,
   accessCountTotals,
 ];

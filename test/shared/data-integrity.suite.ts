@@ -15,6 +15,7 @@ import {
   policyLinks,
   serviceConfigs,
   servicePolicies,
+  sessions,
   terminators,
 } from '../../src/db/schema/index.js';
 import type { DataIntegrityCheckDetails } from '../../src/generated/management-types.js';
@@ -174,6 +175,23 @@ const dataIntegritySuite: Suite = ({ client, db }) => {
       expect(await store.select().from(terminators).where(eq(terminators.id, `${u}-term`))).toEqual([]);
       expect(await store.select().from(mfas).where(eq(mfas.id, `${u}-mfa`))).toEqual([]);
       expect(await store.select().from(policyLinks).where(eq(policyLinks.policyId, policy))).toEqual([{ policyId: policy, role: 'identity', entityId: who, policyType: 'dial' }]);
+    });
+
+    it('finds a session of a missing API session and a session no policy grants any more, and fix ends both', async () => {
+      const u = uniqueName('di-sess');
+      const now = Date.now();
+      const [who, svc] = [await identity(), await service()];
+      const store = db();
+      const login = (await store.select({ id: apiSessions.id }).from(apiSessions).limit(1))[0].id;
+      const row = { createdAt: now, updatedAt: now, identityId: who, serviceId: svc, type: 'Dial' as const };
+      await store.insert(sessions).values({ ...row, id: `${u}-orphan`, apiSessionId: `${u}-gone` });
+      await store.insert(sessions).values({ ...row, id: `${u}-denied`, apiSessionId: login });
+      const found = await run('check');
+      for (const m of [`${u}-orphan`, `${u}-denied`]) expect(naming(found, m), m).toHaveLength(1);
+      expect(found.results).toHaveLength(2);
+      await run('fix');
+      expect(await store.select().from(sessions).where(sql`${sessions.id} IN (${`${u}-orphan`}, ${`${u}-denied`})`)).toEqual([]);
+      expect((await run('check')).results).toEqual([]);
     });
 
     it('keeps at most 1,000 results, says there were more, and fixes them all', async () => {

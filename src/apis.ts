@@ -30,6 +30,10 @@ import { identityHandlers } from './resources/identities/handlers.js';
 import { sessionCertificateHandlers } from './resources/session-certificates/handlers.js';
 import { identityTypeHandlers } from './resources/identity-types/handlers.js';
 import { identityMfaHandlers, mfaHandlers } from './resources/mfa/handlers.js';
+import { postureCheckTypeHandlers } from './resources/posture-check-types/handlers.js';
+import { postureCheckHandlers } from './resources/posture-checks/handlers.js';
+import { postureDataHandlers } from './resources/posture-data/handlers.js';
+import { postureResponseHandlers } from './resources/posture-responses/handlers.js';
 
 /**
  * Both APIs: the generated operation tables with the handlers implemented so far. Operations both APIs
@@ -52,6 +56,7 @@ export const clientApi: ApiDefinition = {
     enrollHandlers,
     sessionCertificateHandlers,
     clientExternalJwtSignerHandlers,
+    postureResponseHandlers,
   ),
 };
 
@@ -87,5 +92,8 @@ export const managementApi: ApiDefinition = {
     policyListHandlers,
     transitRouterHandlers,
     terminatorHandlers,
+    postureCheckHandlers,
+    postureCheckTypeHandlers,
+    postureDataHandlers,
   ),
 };

@@ -157,10 +157,15 @@ function osPasses(operatingSystems: readonly OperatingSystem[], data: PostureSna
   return versions.some((text) => rangeOf(text)?.(reported) ?? false);
 }
 
+/**
+ * A reported process against a configured one. Reported hashes and fingerprints are stored as bare
+ * lower-case hex; configured ones are compared the same way, so `AA:BB` in a check matches `aabb`
+ * (the controller compares them case-insensitively only, and a configured separator never matches).
+ */
 function processMatches(data: ProcessData | undefined, hashes: readonly string[] | null | undefined, fingerprints: readonly string[]): boolean {
   if (!data || !data.isRunning) return false;
-  if (hashes && hashes.length > 0 && !hashes.some((h) => h.toLowerCase() === data.hash.toLowerCase())) return false;
-  if (fingerprints.length > 0 && !fingerprints.some((f) => data.signerFingerprints.some((s) => s.toLowerCase() === f.toLowerCase()))) return false;
+  if (hashes && hashes.length > 0 && !hashes.some((h) => cleanHex(h) === cleanHex(data.hash))) return false;
+  if (fingerprints.length > 0 && !fingerprints.some((f) => data.signerFingerprints.some((s) => cleanHex(s) === cleanHex(f)))) return false;
   return true;
 }
 

@@ -93,6 +93,10 @@ export const IDENTITY_TARGET_RATIO = 1.5;
 export const LIST_TARGET_RATIO = 3;
 export const SESSION_TARGET_RATIO = 1.2;
 export const LOGIN_TARGET_RATIO = 1.2;
+const SERVICES_TARGET_RATIO = 1.5;
+const SESSION_CREATE_TARGET_RATIO = 2;
+const SERVICE_UPDATES_TARGET_RATIO = 1.2;
+const WORST_SERVICES_P95_MS = 10;
 
 export function checkTargets(results: Omit<BenchResults, 'targets'>): TargetCheck[] {
   const checks: TargetCheck[] = [];
@@ -126,6 +130,31 @@ export function checkTargets(results: Omit<BenchResults, 'targets'>): TargetChec
       } else {
         checks.push({ target: `${target} <= ${limit}x floor`, runtime: rt.runtime, measured: s?.reason ?? 'not run', pass: null });
       }
+    }
+    // The client's view (issue targets): ratios to the read floor, statements per request, p95 in ms.
+    for (const [name, target, limit, maxStatements, maxWrites] of [
+      ['list services (typical identity)', 'GET /services (typical identity)', SERVICES_TARGET_RATIO, null, null],
+      ['create session (Dial, new)', 'POST /sessions (new)', SESSION_CREATE_TARGET_RATIO, 3, 1],
+      ['service updates', 'GET /current-api-session/service-updates', SERVICE_UPDATES_TARGET_RATIO, null, 0],
+    ] as const) {
+      const s = rt.scenarios.find((x) => x.name === name);
+      if (s?.status === 'measured' && s.floorRatio) {
+        const st = s.statementsPerRequest;
+        const statementsOk = !st || ((maxStatements === null || st.reads + st.writes <= maxStatements) && (maxWrites === null || st.writes <= maxWrites));
+        checks.push({
+          target: `${target} <= ${limit}x floor (p50)${maxStatements !== null ? `, <= ${maxStatements} statements` : ''}${maxWrites !== null ? `, <= ${maxWrites} writes` : ''}`,
+          runtime: rt.runtime,
+          measured: `${s.floorRatio.p50.toFixed(2)}x${st ? `, ${(st.reads + st.writes).toFixed(1)} statements (${st.writes.toFixed(1)} writes)` : ''}`,
+          pass: s.floorRatio.p50 <= limit && statementsOk && s.measurement!.errors === 0 && s.measurement!.requests > 0,
+        });
+      } else {
+        checks.push({ target: `${target} <= ${limit}x floor`, runtime: rt.runtime, measured: s?.reason ?? 'not run', pass: null });
+      }
+    }
+    const worst = rt.scenarios.find((x) => x.name === 'list services (worst-case identity, limit 500)');
+    if (worst?.status === 'measured' && rt.runtime === 'node') {
+      const p95 = worst.measurement!.latencyMs.p95;
+      checks.push({ target: `GET /services?limit=500 (worst-case identity) p95 <= ${WORST_SERVICES_P95_MS} ms`, runtime: rt.runtime, measured: `${p95.toFixed(1)} ms`, pass: p95 <= WORST_SERVICES_P95_MS && worst.measurement!.errors === 0 });
     }
     const login = rt.scenarios.find((s) => s.name === 'password login');
     if (login?.status === 'measured' && login.floorRatio) {

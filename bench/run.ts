@@ -221,7 +221,7 @@ class Bench {
           requests: model.loginUsers.map((u) => ({ method: 'POST', path: '/__floor/login', body: JSON.stringify({ username: u.username, password: this.password }) })),
         },
       };
-      const env: ScenarioEnv = { size: opts.size, model, password: this.password, sessions };
+      const env: ScenarioEnv = { size: opts.size, model, password: this.password, sessions, store: rt.store };
       const scenarios: ScenarioResult[] = [];
       for (const scenario of SCENARIOS) {
         if (opts.only && !scenario.name.includes(opts.only)) continue;

@@ -6,7 +6,7 @@
  */
 import type { Client, RequestSpec } from './http.js';
 import type { SizeName } from './model.js';
-import { insertApiSession, type BenchUser, type SeededModel, type SqlStore } from './seed.js';
+import { insertApiSession, insertApiSessions, type BenchUser, type SeededModel, type SqlStore } from './seed.js';
 
 export const CLIENT = '/edge/client/v1';
 export const MGMT = '/edge/management/v1';
@@ -18,6 +18,8 @@ export interface ScenarioEnv {
   model: SeededModel;
   password: string;
   sessions: Sessions;
+  /** The runtime's store, for setup rows the API cannot create fast enough (API sessions). */
+  store: SqlStore;
 }
 
 export interface Scenario {
@@ -148,16 +150,53 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
-    name: 'create session (Dial)',
+    name: 'list services (worst-case identity, limit 500)',
+    operation: `GET ${CLIENT}/services?limit=500`,
+    floor: 'read',
+    async build({ model, sessions }) {
+      return [{ method: 'GET', path: `${CLIENT}/services?limit=500`, headers: withSession(await sessions.token(model.worst)) }];
+    },
+  },
+  {
+    // Polled every few seconds by every tunneler: must stay a read of the session check alone.
+    name: 'service updates',
+    operation: `GET ${CLIENT}/current-api-session/service-updates`,
+    floor: 'read',
+    async build({ model, sessions }) {
+      return [{ method: 'GET', path: `${CLIENT}/current-api-session/service-updates`, headers: withSession(await sessions.token(model.typical)) }];
+    },
+  },
+  {
+    // Every request on another API session of the typical identity: each create is a new session.
+    name: 'create session (Dial, new)',
+    operation: `POST ${CLIENT}/sessions`,
+    floor: 'read',
+    async build({ model, sessions, store }) {
+      const serviceId = model.ids['services']?.[0];
+      const token = await sessions.token(model.typical);
+      if (!serviceId) return { skip: 'no services seeded', probe: createSession(token, 'no-service-seeded') };
+      const tokens = await insertApiSessions(store, model.typical, NEW_SESSION_TOKENS);
+      return tokens.map((t) => createSession(t, serviceId));
+    },
+  },
+  {
+    // The same API session again: the idempotent re-create an SDK makes on every dial.
+    name: 'create session (Dial, re-create)',
     operation: `POST ${CLIENT}/sessions`,
     floor: 'read',
     async build({ model, sessions }) {
       // Service 0 carries every role attribute, so any Dial policy of the typical identity reaches it.
       const serviceId = model.ids['services']?.[0];
-      const request = (id: string): RequestSpec => ({ method: 'POST', path: `${CLIENT}/sessions`, headers: withSession(token), body: json({ serviceId: id, type: 'Dial' }) });
       const token = await sessions.token(model.typical);
-      if (!serviceId) return { skip: 'no services seeded', probe: request('no-service-seeded') };
-      return [request(serviceId)];
+      if (!serviceId) return { skip: 'no services seeded', probe: createSession(token, 'no-service-seeded') };
+      return [createSession(token, serviceId)];
     },
   },
 ];
+
+/** API sessions the "new session" scenario rotates through (more than it sends in a run at this machine's rates). */
+const NEW_SESSION_TOKENS = 20_000;
+
+function createSession(token: string, serviceId: string): RequestSpec {
+  return { method: 'POST', path: `${CLIENT}/sessions`, headers: withSession(token), body: json({ serviceId, type: 'Dial' }) };
+}

@@ -343,3 +343,18 @@ export async function insertApiSession(store: SqlStore, user: BenchUser): Promis
   if ('skipped' in result) throw new Error(`cannot insert an API session: ${result.skipped}`);
   return token;
 }
+
+/** `count` API sessions of one user written in bulk; their tokens. */
+export async function insertApiSessions(store: SqlStore, user: BenchUser, count: number): Promise<string[]> {
+  const now = Date.now();
+  const tokens: string[] = [];
+  const rows: Record<string, SqlValue>[] = [];
+  for (let i = 0; i < count; i++) {
+    const { token, tokenHash } = await newSessionToken();
+    tokens.push(token);
+    rows.push({ id: cuid(), created_at: now, updated_at: now, tags: '{}', is_system: 0, token_hash: tokenHash, identity_id: user.identityId, authenticator_id: user.authenticatorId, ip_address: '127.0.0.1', config_types: '[]', last_activity_at: now });
+  }
+  const result = await insertRows(store, 'api_sessions', rows);
+  if ('skipped' in result) throw new Error(`cannot insert API sessions: ${result.skipped}`);
+  return tokens;
+}

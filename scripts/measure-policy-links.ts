@@ -77,7 +77,7 @@ async function timeIt(label: string, times: number, fn: () => Promise<unknown>):
 }
 
 const [{ links }] = await db.all<{ links: number }>(sql`SELECT count(*) AS links FROM policy_links`);
-await t.libsql.execute('PRAGMA wal_checkpoint(TRUNCATE)');
+await t.libsql!.execute('PRAGMA wal_checkpoint(TRUNCATE)');
 console.log(`policy_links rows: ${links}; store file: ${(statSync(file).size / 1e6).toFixed(1)} MB`);
 
 const worst = id('i', WORST_IDENTITY_INDEX);

@@ -17,11 +17,12 @@ import { edgeRouterHandlers } from './resources/edge-routers/handlers.js';
 import { policyListHandlers } from './resources/policy-lists/handlers.js';
 import { serviceEdgeRouterPolicyHandlers } from './resources/service-edge-router-policies/handlers.js';
 import { servicePolicyHandlers } from './resources/service-policies/handlers.js';
-import { serviceHandlers } from './resources/services/handlers.js';
+import { clientServiceHandlers, serviceHandlers } from './resources/services/handlers.js';
+import { clientSessionHandlers, managementSessionHandlers, sessionHandlers } from './resources/sessions/handlers.js';
 import { terminatorHandlers } from './resources/terminators/handlers.js';
 import { transitRouterHandlers } from './resources/transit-routers/handlers.js';
 import { currentApiSessionClientHandlers, currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
-import { currentIdentityHandlers } from './resources/current-identity/handlers.js';
+import { currentIdentityClientHandlers, currentIdentityHandlers } from './resources/current-identity/handlers.js';
 import { discoveryHandlers } from './resources/discovery/handlers.js';
 import { enrollHandlers } from './resources/enroll/handlers.js';
 import { enrollmentHandlers } from './resources/enrollments/handlers.js';
@@ -51,6 +52,10 @@ export const clientApi: ApiDefinition = {
     currentApiSessionHandlers,
     currentApiSessionClientHandlers,
     currentIdentityHandlers,
+    currentIdentityClientHandlers,
+    clientServiceHandlers,
+    sessionHandlers,
+    clientSessionHandlers,
     mfaHandlers,
     certExtensionHandlers,
     enrollHandlers,
@@ -85,6 +90,8 @@ export const managementApi: ApiDefinition = {
     authenticatorLifecycleHandlers,
     externalJwtSignerHandlers,
     serviceHandlers,
+    sessionHandlers,
+    managementSessionHandlers,
     edgeRouterHandlers,
     servicePolicyHandlers,
     edgeRouterPolicyHandlers,

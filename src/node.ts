@@ -18,6 +18,7 @@ import type { Client } from '@libsql/client';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import type { Logger as QueryLogger } from 'drizzle-orm/logger';
 import { createApp } from './app.js';
+import { MAINTENANCE_INTERVAL_MS, runMaintenance } from './maintenance.js';
 import { bootstrapStore, type BootstrapResult } from './bootstrap.js';
 import { EDGE_API_SPEC_VERSION, parseConfig, type Config } from './config.js';
 import type { Db } from './db/client.js';
@@ -185,6 +186,8 @@ export async function startController(env: Record<string, string | undefined>, o
   const metricsPort = typeof metricsAddress === 'object' && metricsAddress ? metricsAddress.port : undefined;
 
   if (options.banner) console.log(banner(config, bootstrap, env, boundPort, metricsPort));
+  const maintenance = setInterval(() => void runMaintenance(deps), MAINTENANCE_INTERVAL_MS);
+  maintenance.unref();
 
   return {
     deps,
@@ -194,6 +197,7 @@ export async function startController(env: Record<string, string | undefined>, o
     metricsPort,
     store,
     close: async (graceMs = SHUTDOWN_GRACE_MS) => {
+      clearInterval(maintenance);
       metricsServer?.close();
       metricsServer?.closeAllConnections();
       await closeGracefully(server, store, graceMs);

@@ -6,6 +6,7 @@
 import 'reflect-metadata';
 import { createClient } from '@libsql/client/web';
 import { createApp } from './app.js';
+import { runMaintenance } from './maintenance.js';
 import { bootstrapStore } from './bootstrap.js';
 import { parseConfig } from './config.js';
 import type { Db } from './db/client.js';
@@ -117,4 +118,8 @@ const app = createApp(runtime);
 
 export default {
   fetch: app.fetch,
+  /** The cron trigger of wrangler.toml: periodic work (src/maintenance.ts). */
+  scheduled(_controller, env, ctx) {
+    ctx.waitUntil(runtime.deps(env).then(runMaintenance));
+  },
 } satisfies ExportedHandler<Env>;

@@ -4,13 +4,6 @@ import { toSet } from '../lib/json.js';
 export type ConfigTypeCatalogue = ReadonlyMap<string, string>;
 
 /**
- * The store has no config types yet (they arrive with the config-types resource), so every requested
- * entry other than `all` is unknown. Passing this empty catalogue is the honest answer until then; the
- * resolution rules below do not change when a real catalogue is read instead.
- */
-export const NO_CONFIG_TYPES: ConfigTypeCatalogue = new Map();
-
-/**
  * The `configTypes` of an authenticate request (reference auth-and-pki §1.10): each entry is a config-type
  * id or name and is stored as the id; unknown entries are dropped silently; `all` anywhere collapses the
  * set to ["all"]. The result is a sorted set.

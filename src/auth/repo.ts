@@ -1,7 +1,8 @@
 import { and, eq, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client.js';
-import { apiSessions, authAttempts, authenticators, authPolicies, identities, mfas } from '../db/schema/index.js';
+import { apiSessions, authAttempts, authenticators, authPolicies, configTypes, identities, mfas } from '../db/schema/index.js';
+import type { ConfigTypeCatalogue } from './config-types.js';
 
 /** Whether the identity row being read has a verified MFA enrolment (its sessions then start partial, §1.3 step 4). */
 export const hasVerifiedMfa = sql<number>`EXISTS (SELECT 1 FROM ${mfas} AS m WHERE m.identity_id = "identities"."id" AND m.is_verified = 1)`;
@@ -117,4 +118,20 @@ export async function lockIdentity(db: Db, identityId: string, authenticatorId: 
 export async function findAuthPolicy(db: Db, id: string) {
   const rows = await db.select().from(authPolicies).where(eq(authPolicies.id, id)).limit(1);
   return rows[0];
+}
+
+/** At most this many requested entries are looked up (each is bound twice: as id and as name). */
+const MAX_REQUESTED = 40;
+
+/**
+ * The config types among the requested entries (ids or names), in one read; none when nothing but
+ * `all` or nothing at all was requested (most logins).
+ */
+export async function requestedConfigTypes(db: Db, requested: readonly unknown[] | null | undefined): Promise<ConfigTypeCatalogue> {
+  const entries = [...new Set((requested ?? []).filter((v): v is string => typeof v === 'string' && v.length > 0 && v !== 'all'))].slice(0, MAX_REQUESTED);
+  if (entries.length === 0 || (requested ?? []).includes('all')) return new Map();
+  const rows = await db.select({ id: configTypes.id, name: configTypes.name }).from(configTypes).where(or(inArray(configTypes.id, entries), inArray(configTypes.name, entries)));
+  const out = new Map<string, string>();
+  for (const r of rows) out.set(r.id, r.id).set(r.name, r.id);
+  return out;
 }

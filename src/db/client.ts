@@ -25,3 +25,13 @@ export async function atomic(db: Db, statements: Batchable[]): Promise<void> {
   const batchable = db as unknown as { batch(items: [Batchable, ...Batchable[]]): Promise<unknown> };
   await batchable.batch(statements as [Batchable, ...Batchable[]]);
 }
+
+/**
+ * Rows of a hand-written SELECT, named by `columns` in select order. `db.all(sql)` returns objects on
+ * libSQL and D1 but arrays on the embedded native store (raw mode, src/db/native.ts); `values()` returns
+ * arrays everywhere, so this is the one way to read a raw SELECT that works on every store.
+ */
+export async function selectRows<const C extends readonly string[], T extends Record<C[number], unknown>>(db: Db, query: import('drizzle-orm').SQL, columns: C): Promise<T[]> {
+  const rows = (await db.values(query)) as unknown[][];
+  return rows.map((r) => Object.fromEntries(columns.map((c, i) => [c, r[i]])) as T);
+}

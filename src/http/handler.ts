@@ -42,6 +42,8 @@ export interface Replies<Data> {
   list(result: { data: Data; meta: ListMeta }): Reply;
   /** 201 with the new entity's id and its self link `./<collection>/<id>`. */
   created(id: string, entity: { collection: string }): Reply;
+  /** 201 `{data, meta}` with the whole new entity (`POST /sessions`). */
+  createdDetail(data: Data): Reply;
   /** 200 `{"data":{},"meta":{}}`: the answer of updates, patches, deletes and actions. */
   empty(): Reply;
   /** A response the handler built itself: non-JSON bodies (PEM, PKCS#7, PNG) or extra headers. */
@@ -64,6 +66,8 @@ interface BaseContext<Op extends OperationTypes> {
   list: ListQueryParams;
   /** Any request header (content negotiation); prefer the typed `headers` for the ones the spec declares. */
   requestHeader(name: string): string | undefined;
+  /** A query parameter the controller honours but the spec does not declare (`asIdentity`); prefer `query`. */
+  undeclaredQuery(name: string): string | undefined;
   /** Header parameters the operation declares. */
   headers: Op['headers'];
   /** The validated JSON body; undefined when the operation has none, or none was sent to an optional one. */

@@ -6,7 +6,7 @@ import { bearerCandidates } from '../auth/ext-jwt/verify.js';
 import type { ListQueryParams } from '../crud/list-query.js';
 import type { Runtime, ServiceContext } from '../deps.js';
 import type { Access, ApiName } from './access.js';
-import { created, empty, ok } from './envelope.js';
+import { created, empty, json, ok } from './envelope.js';
 import { ApiError, messageError } from '../errors.js';
 import type { HandlerMap, OperationTypes, OpContext, Replies, Reply } from './handler.js';
 import type { OperationSpec } from './operation.js';
@@ -29,6 +29,7 @@ const REPLIES: Replies<any> = {
   ok: (data, meta) => ok(data, meta) as Reply,
   list: (result) => ok(result.data, result.meta as unknown as Record<string, unknown>) as Reply,
   created: (id, entity) => created(id, `./${entity.collection}/${id}`) as Reply,
+  createdDetail: (data) => json({ data, meta: {} }, 201) as Reply,
   empty: () => empty() as Reply,
   raw: (response) => response as Reply,
 };
@@ -150,6 +151,7 @@ async function run(
     query,
     list: listParams(url.searchParams),
     requestHeader: (name: string) => c.req.header(name),
+    undeclaredQuery: (name: string) => url.searchParams.get(name) ?? undefined,
     headers,
     body,
     rawBody,

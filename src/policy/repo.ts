@@ -11,10 +11,10 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ResolvedListQuery } from '../crud/list-query.js';
 import { listPage, qualified as q, type Statement } from '../crud/repo.js';
-import type { Db } from '../db/client.js';
+import { selectRows, type Db } from '../db/client.js';
 import { accessCounts, edgeRouterPolicies, edgeRouters, identities, linkGenerations, policyLinks, postureChecks, serviceEdgeRouterPolicies, servicePolicies, services } from '../db/schema/index.js';
 import { roleAttrs, roleIds, type Semantic } from './roles.js';
-import { affectedIdentities, markServicesChanged } from './service-updates.js';
+import { affectedIdentities, endSessionsWithoutAccess, markServicesChanged } from './service-updates-repo.js';
 
 export type Role = 'identity' | 'service' | 'router' | 'postureCheck';
 export type PolicyKind = 'sp' | 'erp' | 'serp';
@@ -115,7 +115,7 @@ export function policyLinkStatements(db: Db, kind: PolicyKind, policyId: string,
     const e = ENTITY_TABLES[list.role];
     out.push(db.insert(policyLinks).select(sql`SELECT ${policyId}, ${list.role}, ${q(e.id)}, ${type} FROM ${e.table} WHERE ${match}`));
   }
-  if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)));
+  if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)), endSessionsWithoutAccess(db, now));
   return out;
 }
 
@@ -123,6 +123,7 @@ export function policyUnlinkStatements(db: Db, kind: PolicyKind, policyId: strin
   const out: Statement[] = [];
   if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)));
   out.push(db.delete(policyLinks).where(eq(policyLinks.policyId, policyId)), bumpGeneration(db));
+  if (kind === 'sp') out.push(endSessionsWithoutAccess(db, now));
   return out;
 }
 
@@ -140,6 +141,7 @@ export function entityLinkStatements(db: Db, role: Role, entityId: string, attrs
   }
   if (role === 'service') out.push(markServicesChanged(db, now, affectedIdentities.reachingService(entityId)));
   if (role === 'identity') out.push(markServicesChanged(db, now, affectedIdentities.one(entityId)));
+  if (accessRole(role)) out.push(endSessionsWithoutAccess(db, now));
   return out;
 }
 
@@ -219,15 +221,29 @@ const MANY_POLICIES = 32;
  * it has many. One indexed count of at most MANY_POLICIES + 1 rows decides.
  */
 export async function identityServiceWalk(db: Db, identityId: string, types: readonly LinkType[]): Promise<'source' | 'candidate'> {
-  const rows = await db.all<{ n: number }>(
-    sql`SELECT count(*) AS n FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${MANY_POLICIES + 1})`,
+  return (await identityServiceAccess(db, identityId, types)).walk;
+}
+
+/**
+ * What an identity's service list needs before its page, in one statement: the walk (see
+ * `identityServiceWalk`) and the exact total when a total cached at the current generation exists
+ * (`reachableServiceCount` counts and caches it otherwise).
+ */
+export async function identityServiceAccess(db: Db, identityId: string, types: readonly LinkType[]): Promise<{ walk: 'source' | 'candidate'; cachedTotal?: number }> {
+  const key = [...types].sort().join(',');
+  const rows = await selectRows(
+    db,
+    sql`SELECT (SELECT count(*) FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${MANY_POLICIES + 1})) AS n,
+      (SELECT ${q(accessCounts.total)} FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration}) AS cached`,
+    ['n', 'cached'],
   );
-  return Number(rows[0]?.n ?? 0) > MANY_POLICIES ? 'candidate' : 'source';
+  const cached = rows[0]?.cached;
+  return { walk: Number(rows[0]?.n ?? 0) > MANY_POLICIES ? 'candidate' : 'source', ...(cached === null || cached === undefined ? {} : { cachedTotal: Number(cached) }) };
 }
 
 /** Whether the two entities share a policy of the type (policy advice, permissions). */
 export async function shareLink(db: Db, aRole: Role, aId: string, bRole: Role, bId: string, type: LinkType): Promise<boolean> {
-  const rows = await db.all<{ n: number }>(
+  const rows = await db.values(
     sql`SELECT 1 AS n FROM ${policyLinks} AS za JOIN ${policyLinks} AS zb ON zb.policy_id = za.policy_id AND zb.role = ${bRole} AND zb.entity_id = ${bId} WHERE za.entity_id = ${aId} AND za.role = ${aRole} AND za.policy_type = ${type} LIMIT 1`,
   );
   return rows.length > 0;
@@ -272,13 +288,17 @@ const currentGeneration = sql`coalesce((SELECT ${q(linkGenerations.generation)} 
  */
 export async function reachableServiceCount(db: Db, identityId: string, types: readonly LinkType[], walk: 'source' | 'candidate' = 'source'): Promise<number> {
   const key = [...types].sort().join(',');
-  const cached = await db.all<{ total: number | null }>(
+  const cached = await selectRows(
+    db,
     sql`SELECT ${q(accessCounts.total)} AS total FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration}`,
+    ['total'],
   );
   if (cached.length > 0 && cached[0].total !== null) return Number(cached[0].total);
-  const [counted] = await db.all<{ generation: number; total: number; known: number }>(
+  const [counted] = await selectRows(
+    db,
     sql`SELECT ${currentGeneration} AS generation, (SELECT count(*) FROM ${services} WHERE ${reachable('service', 'identity', identityId, types, walk)}) AS total,
       EXISTS (SELECT 1 FROM ${identities} WHERE ${q(identities.id)} = ${identityId}) AS known`,
+    ['generation', 'total', 'known'],
   );
   const generation = Number(counted.generation);
   const total = Number(counted.total);

@@ -6,7 +6,8 @@ import { createApp } from '../../src/app.js';
 import { bootstrapStore } from '../../src/bootstrap.js';
 import { parseConfig } from '../../src/config.js';
 import type { Deps, Logger, Runtime } from '../../src/deps.js';
-import { openNodeStore } from '../../src/node.js';
+import { openStore } from '../../src/db/node-store.js';
+import { MIGRATIONS_DIR, openNodeStore } from '../../src/node.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, TestClient } from './client.js';
 
 export interface NodeTestApp {
@@ -16,21 +17,25 @@ export interface NodeTestApp {
   advance(ms: number): void;
   /** Log lines written during the test (to prove no secret is logged). */
   logs: string[];
-  libsql: Client;
+  /** The libSQL client, when the app runs on `@libsql/client` (`store: 'libsql'`). */
+  libsql?: Client;
   close(): void;
 }
 
 const TEST_SECRET = 'test-controller-secret-0123456789';
 
 /**
- * The real app against a real libSQL database in a temporary file, with migrations applied and the
- * store bootstrapped (PKI, default admin). `env` overrides configuration variables.
+ * The real app against a real database in a temporary file, with migrations applied and the store
+ * bootstrapped (PKI, default admin). `env` overrides configuration variables. `store: 'native'` is the
+ * embedded store `npm start` runs on (src/db/native.ts); `libsql` (the default) is `@libsql/client`,
+ * the driver of remote libSQL.
  */
-export async function createNodeTestApp(env: Record<string, string> = {}, options: { dbFile?: string } = {}): Promise<NodeTestApp> {
+export async function createNodeTestApp(env: Record<string, string> = {}, options: { dbFile?: string; store?: 'native' | 'libsql' } = {}): Promise<NodeTestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'ziti-test-'));
   const file = options.dbFile ?? join(dir, 'test.db');
-  const libsql = createClient({ url: `file:${file}` });
-  const db = await openNodeStore(libsql);
+  const native = options.store === 'native' ? await openStore({ url: `file:${file}`, dataDir: dir, migrationsFolder: MIGRATIONS_DIR }) : undefined;
+  const libsql = native ? undefined : createClient({ url: `file:${file}` });
+  const db = native ? native.db : await openNodeStore(libsql!);
   const config = parseConfig({ CONTROLLER_SECRET: TEST_SECRET, ZITI_API_ADDRESS: 'localhost:1280', ...env }, 'node-test');
   const logs: string[] = [];
   const log: Logger = {
@@ -60,7 +65,8 @@ export async function createNodeTestApp(env: Record<string, string> = {}, option
     logs,
     libsql,
     close: () => {
-      libsql.close();
+      libsql?.close();
+      native?.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -26,7 +26,7 @@ describe('inactivity expiry and activity writes', () => {
   beforeAll(async () => {
     t = await createNodeTestApp();
     // Count the statements that reach the store (drizzle calls client.execute for single statements).
-    const execute = t.libsql.execute.bind(t.libsql) as (stmt: unknown) => Promise<unknown>;
+    const execute = t.libsql!.execute.bind(t.libsql) as (stmt: unknown) => Promise<unknown>;
     (t.libsql as { execute: unknown }).execute = (stmt: string | { sql: string }) => {
       const text = typeof stmt === 'string' ? stmt : stmt.sql;
       if (/^update "api_sessions"/i.test(text)) writes.push(text);

@@ -47,7 +47,7 @@ describe('request log lines', () => {
 describe('an unreachable store', () => {
   it('makes /health-checks answer 503 with the failing check, and logs why without sending it', async () => {
     const broken = await createNodeTestApp();
-    broken.libsql.close();
+    broken.libsql!.close();
     const first = await broken.client.get('/health-checks');
     const second = await broken.client.get('/health-checks');
     broken.close();

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { selectRows } from '../../src/db/client.js';
 import { expectConforms } from '../helpers/conform.js';
 import { TypedApi, type ClientOperations, type ManagementOperations } from '../helpers/typed-api.js';
 import { providerKey } from './ext-jwt-fixtures.js';
@@ -127,7 +128,7 @@ const signersSuite: Suite = ({ client, db }) => {
           expect(created.length).toBeGreaterThan(0);
         }
         // The store never holds a policy naming a signer that does not exist.
-        const dangling = await db().all<{ n: number }>(sql`select count(*) as n from auth_policies p where not exists (select 1 from external_jwt_signers s where s.id = ${signer}) and (p.require_ext_jwt_signer = ${signer} or exists (select 1 from json_each(p.ext_jwt_allowed_signers) j where j.value = ${signer}))`);
+        const dangling = await selectRows(db(), sql`select count(*) as n from auth_policies p where not exists (select 1 from external_jwt_signers s where s.id = ${signer}) and (p.require_ext_jwt_signer = ${signer} or exists (select 1 from json_each(p.ext_jwt_allowed_signers) j where j.value = ${signer}))`, ['n']);
         expect(Number(dangling[0].n)).toBe(0);
         await Promise.all(created.map((r) => admin.ok('deleteAuthPolicy', { path: { id: (r.body.data as { id: string }).id } })));
         if (deleteReply.status !== 200) await admin.ok('deleteExternalJwtSigner', { path: { id: signer } });

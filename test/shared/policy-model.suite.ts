@@ -21,7 +21,7 @@ export function prng(seed: number) {
 }
 
 /** The matching rule of §3.2, written plainly and independently of the SQL that maintains the links. */
-function matches(roles: string[], semantic: string, id: string, attrs: string[]): boolean {
+export function matches(roles: string[], semantic: string, id: string, attrs: string[]): boolean {
   if (roles.includes(`@${id}`) || roles.includes('#all')) return true;
   const wanted = roles.filter((r) => r.startsWith('#')).map((r) => r.slice(1));
   if (wanted.length === 0) return false;

@@ -47,7 +47,7 @@ export const identities = sqliteTable(
     sdkInfo: text('sdk_info'),
     disabledAt: integer('disabled_at'),
     disabledUntil: integer('disabled_until'),
-    /** When the identity's service list last may have changed (`service-updates`, src/policy/service-updates.ts). */
+    /** When the identity's service list last may have changed (`service-updates`, src/policy/service-updates-repo.ts). */
     servicesChangedAt: integer('services_changed_at'),
   },
   (t) => [

@@ -9,4 +9,5 @@ export * from './external-jwt-signers.js';
 export * from './services.js';
 export * from './routers.js';
 export * from './policies.js';
+export * from './sessions.js';
 export * from './posture.js';

@@ -1,4 +1,5 @@
-import { NO_CONFIG_TYPES, resolveConfigTypes } from '../../auth/config-types.js';
+import { resolveConfigTypes } from '../../auth/config-types.js';
+import { requestedConfigTypes } from '../../auth/repo.js';
 import { authMethods, type AuthenticateBody } from '../../auth/methods/index.js';
 import type { LoginIdentity, LoginPolicy } from '../../auth/methods/types.js';
 import { authGuards } from '../../auth/rate-limit.js';
@@ -48,7 +49,7 @@ export async function authenticate(
   const address = svc.clientAddress();
 
   return limiter.run(async () => {
-    const result = await method.authenticate({ svc, body, clientCertificate: request.clientCertificate, address, throttle });
+    const [result, catalogue] = await Promise.all([method.authenticate({ svc, body, clientCertificate: request.clientCertificate, address, throttle }), requestedConfigTypes(deps.db, body?.configTypes)]);
     const { token, tokenHash } = await newSessionToken();
     const now = deps.now();
     const apiSession: ApiSessionRow = {
@@ -61,7 +62,7 @@ export async function authenticate(
       identityId: result.identity.id,
       authenticatorId: result.authenticatorId,
       ipAddress: address,
-      configTypes: JSON.stringify(resolveConfigTypes(body?.configTypes, NO_CONFIG_TYPES)),
+      configTypes: JSON.stringify(resolveConfigTypes(body?.configTypes, catalogue)),
       // A verified MFA enrolment makes the session partial until POST /authenticate/mfa (§1.3 step 4).
       isMfaRequired: result.hasVerifiedMfa,
       isMfaComplete: false,

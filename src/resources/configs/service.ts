@@ -5,7 +5,7 @@ import { ApiError, causeValue, fieldError } from '../../errors.js';
 import type { ConfigCreate } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
 import { firstSchemaProblem, isEmptySchema, jsonSchemaValidator } from '../../lib/json-schema.js';
-import { affectedIdentities, markServicesChanged } from '../../policy/service-updates.js';
+import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { configEntity } from './entity.js';
 import { renderConfig } from './mapper.js';
 import { detachConfig, overrideUsing } from '../services/repo.js';

@@ -17,7 +17,7 @@ export const currentApiSessionHandlers = handlers<SharedOperations>()({
 export const currentApiSessionClientHandlers = handlers<ClientOperations>()({
   /**
    * Polled every few seconds by every tunneler (reference model-and-policies §4.5): answered from the
-   * session check's own row (src/policy/service-updates.ts), no further read and no write. Before any
+   * session check's own row (src/policy/service-updates-repo.ts), no further read and no write. Before any
    * change was recorded for the identity, the API session's creation time.
    */
   listServiceUpdates: async ({ caller, reply }) => reply.ok({ lastChangeAt: iso(caller.identity.servicesChangedAt ?? caller.apiSession.createdAt) }),

@@ -2,7 +2,8 @@ import { and, count, eq, ne, sql } from 'drizzle-orm';
 import type { ResolvedListQuery } from '../../crud/list-query.js';
 import { listPage, uniqueViolation, type Statement } from '../../crud/repo.js';
 import { atomic, type Db } from '../../db/client.js';
-import { authenticators, identities, mfas } from '../../db/schema/index.js';
+import { authenticators, edgeRouters, identities, mfas } from '../../db/schema/index.js';
+import { reachable } from '../../policy/repo.js';
 import type { AuthenticatorRow } from '../authenticators/entity.js';
 
 function prepareIdentityRead(db: Db) {
@@ -69,4 +70,10 @@ export async function saveAuthenticator(db: Db, id: string, changes: Authenticat
     if (uniqueViolation(e)) return false;
     throw e;
   }
+}
+
+/** Verified edge routers; with an identity, only those its edge router policies give it (§3.3 b). */
+export function verifiedRouters(identityId: string | undefined) {
+  const verified = eq(edgeRouters.isVerified, true);
+  return identityId === undefined ? verified : and(verified, reachable('router', 'identity', identityId, ['erp']))!;
 }

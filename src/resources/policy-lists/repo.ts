@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { qualified as q, type Statement } from '../../crud/repo.js';
-import type { Db } from '../../db/client.js';
+import { selectRows, type Db } from '../../db/client.js';
 import { configs, edgeRouters, identityServiceConfigs, policyLinks, serviceConfigs, services } from '../../db/schema/index.js';
 
 /** Configs attached to a service (`GET /services/{id}/configs`). */
@@ -10,15 +10,18 @@ export function configsOfService(serviceId: string): SQL {
 
 /** Distinct edge routers reachable from the entity through policies of the type (policy advice counts). */
 export async function routersOf(db: Db, role: 'identity' | 'service', id: string, type: 'erp' | 'serp'): Promise<Set<string>> {
-  const rows = await db.all<{ id: string }>(
+  const rows = await selectRows(
+    db,
     sql`SELECT DISTINCT zb.entity_id AS id FROM ${policyLinks} AS za JOIN ${policyLinks} AS zb ON zb.policy_id = za.policy_id AND zb.role = 'router' WHERE za.entity_id = ${id} AND za.role = ${role} AND za.policy_type = ${type}`,
+    ['id'],
   );
-  return new Set(rows.map((r) => r.id));
+  return new Set(rows.map((r) => r.id as string));
 }
 
 export async function routerNames(db: Db, ids: string[]): Promise<{ id: string; name: string }[]> {
   if (ids.length === 0) return [];
-  return db.all<{ id: string; name: string }>(sql`SELECT ${q(edgeRouters.id)} AS id, ${q(edgeRouters.name)} AS name FROM ${edgeRouters} WHERE ${q(edgeRouters.id)} IN (SELECT value FROM json_each(${JSON.stringify(ids)})) ORDER BY ${q(edgeRouters.id)}`);
+  const rows = await selectRows(db, sql`SELECT ${q(edgeRouters.id)} AS id, ${q(edgeRouters.name)} AS name FROM ${edgeRouters} WHERE ${q(edgeRouters.id)} IN (SELECT value FROM json_each(${JSON.stringify(ids)})) ORDER BY ${q(edgeRouters.id)}`, ['id', 'name']);
+  return rows.map((r) => ({ id: r.id as string, name: r.name as string }));
 }
 
 /** The identity's overrides with the names of their service and config (§8.7). */

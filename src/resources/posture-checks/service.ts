@@ -12,7 +12,7 @@ import { policiesOfCheck } from '../../posture/repo.js';
 import { parseRange, SemverError } from '../../posture/semver.js';
 import { entityLinkStatements, entityRemovalStatements, linkedToPolicy } from '../../policy/repo.js';
 import { listRoleAttributes } from '../../policy/service.js';
-import { affectedIdentities, markServicesChanged } from '../../policy/service-updates.js';
+import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { postureCheckEntity } from './entity.js';
 import { renderPostureCheck } from './mapper.js';
 

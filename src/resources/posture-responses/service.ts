@@ -6,7 +6,7 @@ import type { RequestSession } from '../../http/session.js';
 import { textProblem } from '../../lib/limits.js';
 import { cleanHex, MFA_PROMPT_GRACE_MS } from '../../posture/checks.js';
 import { recordEndpointState, servicesPromptedBy, trimResponses, upsertResponse } from '../../posture/repo.js';
-import { affectedIdentities, markServicesChanged } from '../../policy/service-updates.js';
+import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import type { Statement } from '../../crud/repo.js';
 
 /** One request carries at most this many responses; lists in a response at most MAX_ITEMS entries. */

@@ -1,5 +1,6 @@
 import { baseEntity } from '../../crud/render.js';
-import type { DialBind, ServiceDetail } from '../../generated/management-types.js';
+import type { DialBind, PostureQueries, ServiceDetail } from '../../generated/management-types.js';
+import type { PolicyPosture } from '../../posture/evaluate.js';
 import { readJson } from '../../lib/json.js';
 import type { ServiceRow } from './entity.js';
 import type { ServiceExtraValues } from './repo.js';
@@ -27,18 +28,46 @@ function configMap(attached: AttachedConfig[], overrides: AttachedConfig[], want
   return out;
 }
 
+/** A service policy through which the viewing identity reaches the service. */
+export interface Grant {
+  policyId: string;
+  type: 'dial' | 'bind';
+}
+
+export function readGrants(extras: Pick<ServiceExtraValues, 'grants'>): Grant[] {
+  return readJson<[string, 'dial' | 'bind'][]>(extras.grants, []).map(([policyId, type]) => ({ policyId, type }));
+}
+
 /** Service permissions for an identity: Bind before Dial; `Invalid` when neither, never empty (§4.2). */
-function permissions(canDial: boolean, canBind: boolean): DialBind[] {
+export function permissions(grants: readonly Grant[]): DialBind[] {
   const out: DialBind[] = [];
-  if (canBind) out.push('Bind');
-  if (canDial) out.push('Dial');
+  if (grants.some((g) => g.type === 'bind')) out.push('Bind');
+  if (grants.some((g) => g.type === 'dial')) out.push('Dial');
   return out.length > 0 ? out : ['Invalid'];
 }
 
-/** The serviceDetail shape; `permissions` and the config overrides are those of the viewing identity. */
-export function renderService(row: ServiceRow, extras: ServiceExtraValues, wanted: readonly string[]): ServiceDetail {
+/**
+ * `postureQueries` (§4.4): one entry per granting policy with its evaluated checks when posture checks
+ * exist (`posture` given), otherwise the controller's placeholder per permission.
+ */
+function postureQueries(grants: readonly Grant[], perms: readonly DialBind[], posture: ReadonlyMap<string, PolicyPosture> | undefined): PostureQueries[] {
+  if (posture && grants.length > 0) {
+    return grants.map((g) => {
+      const p = posture.get(g.policyId);
+      return { policyId: g.policyId, policyType: g.type === 'bind' ? 'Bind' : 'Dial', isPassing: p?.isPassing ?? true, postureQueries: p?.postureQueries ?? [] };
+    });
+  }
+  return perms.map((p) => ({ policyId: `dummy ${p.toLowerCase()} policy: no posture checks defined`, policyType: p, isPassing: true, postureQueries: [] }));
+}
+
+/**
+ * The serviceDetail shape; `permissions`, `postureQueries` and the config overrides are those of the
+ * viewing identity, `config` holds the `wanted` config types.
+ */
+export function renderService(row: ServiceRow, extras: ServiceExtraValues, wanted: readonly string[], posture?: ReadonlyMap<string, PolicyPosture>): ServiceDetail {
   const attached = readJson<AttachedConfig[]>(extras.attached, []);
-  const perms = permissions(Boolean(extras.canDial), Boolean(extras.canBind));
+  const grants = readGrants(extras);
+  const perms = permissions(grants);
   return {
     ...baseEntity(row, `./services/${row.id}`, SERVICE_LINKS),
     name: row.name,
@@ -49,7 +78,6 @@ export function renderService(row: ServiceRow, extras: ServiceExtraValues, wante
     configs: attached.map((c) => c.configId).sort(),
     config: configMap(attached, readJson<AttachedConfig[]>(extras.overrides, []), wanted),
     permissions: perms,
-    // No posture checks exist in this store, so each permission gets the controller's placeholder (§4.4).
-    postureQueries: perms.map((p) => ({ policyId: `dummy ${p.toLowerCase()} policy: no posture checks defined`, policyType: p, isPassing: true, postureQueries: [] })),
+    postureQueries: postureQueries(grants, perms, posture),
   };
 }

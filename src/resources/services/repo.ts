@@ -1,21 +1,22 @@
-import { eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { compileRoleFilter } from '../../crud/list-query.js';
 import { qualified as q, type Statement } from '../../crud/repo.js';
 import type { Db } from '../../db/client.js';
-import { configs, configTypes, identityServiceConfigs, policyLinks, serviceConfigs, services } from '../../db/schema/index.js';
+import { configs, configTypes, identities, identityServiceConfigs, policyLinks, serviceConfigs, services } from '../../db/schema/index.js';
 
 /**
- * Whether `identityId` reaches the service through a service policy of the type (its `permissions`). Both
+ * The service policies through which `identityId` reaches the service, as a JSON array of
+ * `[policyId, 'dial' | 'bind']` (its `permissions`, and the policies whose posture checks apply). Both
  * ends are known, so the service's few policy rows are walked and each probes the identity's primary key.
  */
-function permission(identityId: string, type: 'dial' | 'bind'): SQL<number> {
-  return sql<number>`EXISTS (SELECT 1 FROM ${policyLinks} AS zb CROSS JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${identityId}
-    WHERE zb.entity_id = ${q(services.id)} AND zb.role = 'service' AND zb.policy_type = ${type})`;
+export function serviceGrants(identityId: string): SQL<string | null> {
+  return sql<string | null>`(SELECT json_group_array(json_array(zb.policy_id, zb.policy_type)) FROM ${policyLinks} AS zb CROSS JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${identityId}
+    WHERE zb.entity_id = ${q(services.id)} AND zb.role = 'service' AND zb.policy_type IN ('dial', 'bind'))`;
 }
 
 /**
  * Selected with each service row: its attached configs (type id and name, config id and data) and, for
- * the identity whose view is rendered, its dial/bind permissions and its config overrides.
+ * the identity whose view is rendered, the policies granting it dial/bind and its config overrides.
  */
 export function serviceExtras(identityId: string) {
   const attached = sql<string | null>`(SELECT json_group_array(json_object('typeId', ${q(serviceConfigs.configTypeId)}, 'typeName', ${q(configTypes.name)}, 'configId', ${q(serviceConfigs.configId)}, 'data', json(${q(configs.data)})))
@@ -24,9 +25,9 @@ export function serviceExtras(identityId: string) {
   const overrides = sql<string | null>`(SELECT json_group_array(json_object('typeId', ${q(identityServiceConfigs.configTypeId)}, 'typeName', ${q(configTypes.name)}, 'configId', ${q(identityServiceConfigs.configId)}, 'data', json(${q(configs.data)})))
     FROM ${identityServiceConfigs} JOIN ${configs} ON ${q(configs.id)} = ${q(identityServiceConfigs.configId)} JOIN ${configTypes} ON ${q(configTypes.id)} = ${q(identityServiceConfigs.configTypeId)}
     WHERE ${q(identityServiceConfigs.serviceId)} = ${q(services.id)} AND ${q(identityServiceConfigs.identityId)} = ${identityId})`;
-  return { attached, overrides, canDial: permission(identityId, 'dial'), canBind: permission(identityId, 'bind') };
+  return { attached, overrides, grants: serviceGrants(identityId) };
 }
-export type ServiceExtraValues = { attached: string | null; overrides: string | null; canDial: number; canBind: number };
+export type ServiceExtraValues = { attached: string | null; overrides: string | null; grants: string | null };
 
 /** The configs among `ids` that exist, with their types. */
 export async function configsWithTypes(db: Db, ids: string[]): Promise<{ id: string; name: string; configTypeId: string; typeName: string | null }[]> {
@@ -76,4 +77,19 @@ export async function overrideUsing(db: Db, configId: string): Promise<{ identit
 /** The `roleFilter` / `roleSemantic` pre-selection of the service list (§3.5). */
 export function serviceRoleFilter(roleFilter: readonly string[] | undefined, roleSemantic: string | undefined): SQL | undefined {
   return compileRoleFilter(roleFilter, roleSemantic, services.roleAttributes, services.id);
+}
+
+/** An identity by id or name (`asIdentity`), with whether it is an admin. */
+export async function identityByIdOrName(db: Db, idOrName: string): Promise<{ id: string; isAdmin: boolean } | undefined> {
+  const rows = await db
+    .select({ id: identities.id, isAdmin: sql<number>`${q(identities.isAdmin)} OR ${q(identities.isDefaultAdmin)}` })
+    .from(identities)
+    .where(or(eq(identities.id, idOrName), eq(identities.name, idOrName)))
+    .limit(1);
+  return rows[0] ? { id: rows[0].id, isAdmin: Boolean(rows[0].isAdmin) } : undefined;
+}
+
+/** Both restrictions (the second optional). */
+export function allOf(first: SQL, second: SQL | undefined): SQL {
+  return second ? and(first, second)! : first;
 }

@@ -2,14 +2,15 @@ import { createEntity, deleteEntity, findEntity, listEntities, listRelated, upda
 import type { ListQueryParams } from '../../crud/list-query.js';
 import type { Statement } from '../../crud/repo.js';
 import type { Deps } from '../../deps.js';
-import { fieldError, messageError } from '../../errors.js';
+import { fieldError, messageError, notFound } from '../../errors.js';
 import type { ServiceCreate, ServiceDetail, ServicePatch } from '../../generated/management-types.js';
-import { entityLinkStatements, entityRemovalStatements } from '../../policy/repo.js';
-import { affectedIdentities, markServicesChanged } from '../../policy/service-updates.js';
+import { entityLinkStatements, entityRemovalStatements, identityServiceAccess, reachable, reachableServiceCount } from '../../policy/repo.js';
+import { evaluatePolicies, postureChecksExist } from '../../posture/evaluate.js';
+import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { terminatorsOfService } from '../terminators/repo.js';
-import { serviceEntity, TERMINATOR_STRATEGIES } from './entity.js';
-import { renderService } from './mapper.js';
-import { configsWithTypes, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs } from './repo.js';
+import { serviceEntity, TERMINATOR_STRATEGIES, type ServiceRow } from './entity.js';
+import { readGrants, renderService } from './mapper.js';
+import { allOf, configsWithTypes, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs, type ServiceExtraValues } from './repo.js';
 
 type Attached = { configId: string; configTypeId: string }[];
 
@@ -47,10 +48,21 @@ function linkStatements(deps: Deps, id: string, values: { roleAttributes?: strin
   ];
 }
 
-/** Whose view a service is rendered in (permissions, overrides) and which config types its `config` holds. */
+/**
+ * Whose view a service is rendered in (permissions, overrides, posture) and which config types its
+ * `config` holds.
+ */
 export interface ServiceView {
   identityId: string;
+  /** The API session posture is evaluated for (MFA and endpoint state); none: those checks fail. */
+  apiSessionId?: string;
   configTypes?: readonly string[];
+}
+
+/** The caller of the client API: admins see every service, others what their policies grant (§4.2). */
+export interface ServiceCaller extends ServiceView {
+  apiSessionId: string;
+  isAdmin: boolean;
 }
 
 /** `?configTypes=a,b` (management) may be repeated and comma-separated. */
@@ -58,14 +70,56 @@ function wantedTypes(view: ServiceView): string[] {
   return (view.configTypes ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 }
 
-const renderFor = (view: ServiceView) => (r: Parameters<typeof renderService>[1] & { row: Parameters<typeof renderService>[0] }) => renderService(r.row, r, wantedTypes(view));
+type SelectedService = ServiceExtraValues & { row: ServiceRow };
+const selected = (r: SelectedService) => r;
+
+/**
+ * Renders a page in the view: the posture of every policy granting a service on the page is evaluated
+ * once (at most a few reads whatever the page size), and only when posture checks exist at all.
+ */
+async function renderPage(deps: Deps, view: ServiceView, rows: readonly SelectedService[]): Promise<ServiceDetail[]> {
+  const policyIds = [...new Set(rows.flatMap((r) => readGrants(r).map((g) => g.policyId)))];
+  const posture = policyIds.length > 0 && (await postureChecksExist(deps.db)) ? await evaluatePolicies(deps, view.identityId, view.apiSessionId ?? '', policyIds) : undefined;
+  const wanted = wantedTypes(view);
+  return rows.map((r) => renderService(r.row, r, wanted, posture));
+}
+
+async function renderList(deps: Deps, view: ServiceView, page: ListResult<SelectedService>): Promise<ListResult<ServiceDetail>> {
+  return { data: await renderPage(deps, view, page.data), meta: page.meta };
+}
 
 export const serviceService = {
   async list(deps: Deps, list: ListQueryParams, query: { roleFilter?: string[]; roleSemantic?: string }, view: ServiceView): Promise<ListResult<ServiceDetail>> {
-    return listEntities(deps, serviceEntity, list, { where: serviceRoleFilter(query.roleFilter, query.roleSemantic), extras: serviceExtras(view.identityId), render: renderFor(view) });
+    return renderList(deps, view, await listEntities(deps, serviceEntity, list, { where: serviceRoleFilter(query.roleFilter, query.roleSemantic), extras: serviceExtras(view.identityId), render: selected }));
   },
   async detail(deps: Deps, id: string, view: ServiceView): Promise<ServiceDetail> {
-    return renderFor(view)(await findEntity(deps, serviceEntity, id, serviceExtras(view.identityId)));
+    return (await renderPage(deps, view, [await findEntity(deps, serviceEntity, id, serviceExtras(view.identityId))]))[0];
+  },
+  /**
+   * Client `GET /services`: an admin lists every service; anyone else the services a Dial or Bind policy
+   * grants, with the exact total cached per identity (docs/adr/0006-policy-links.md).
+   */
+  async listForCaller(deps: Deps, list: ListQueryParams, query: { roleFilter?: string[]; roleSemantic?: string }, caller: ServiceCaller): Promise<ListResult<ServiceDetail>> {
+    if (caller.isAdmin) return serviceService.list(deps, list, query, caller);
+    const types = ['dial', 'bind'] as const;
+    // One statement gives the walk and, usually, the cached exact total (docs/adr/0006-policy-links.md).
+    const { walk, cachedTotal } = await identityServiceAccess(deps.db, caller.identityId, types);
+    const roleFilter = serviceRoleFilter(query.roleFilter, query.roleSemantic);
+    const where = allOf(reachable('service', 'identity', caller.identityId, types, walk), roleFilter);
+    const total = roleFilter ? undefined : async () => cachedTotal ?? reachableServiceCount(deps.db, caller.identityId, types, walk);
+    return renderList(deps, caller, await listEntities(deps, serviceEntity, list, { where, extras: serviceExtras(caller.identityId), render: selected, total }));
+  },
+  /** The identity an admin lists services as (`asIdentity`: id or name), or 404. */
+  async viewer(deps: Deps, idOrName: string): Promise<{ identityId: string; isAdmin: boolean }> {
+    const found = await identityByIdOrName(deps.db, idOrName);
+    if (!found) throw notFound('identity', idOrName);
+    return { identityId: found.id, isAdmin: found.isAdmin };
+  },
+  /** Client `GET /services/{id}`: 404 unless the caller is an admin or a policy grants it the service (§4.2). */
+  async detailForCaller(deps: Deps, id: string, caller: ServiceCaller): Promise<ServiceDetail> {
+    const found = await findEntity(deps, serviceEntity, id, serviceExtras(caller.identityId));
+    if (!caller.isAdmin && readGrants(found).length === 0) throw notFound('service', id);
+    return (await renderPage(deps, caller, [found]))[0];
   },
   create: (deps: Deps, body: ServiceCreate) =>
     createEntity(deps, serviceEntity, body, {
@@ -89,8 +143,8 @@ export const serviceService = {
 };
 
 /** A service sub-list in an identity's view (`/configs/{id}/services`, `/identities/{id}/services`, ...). */
-export function listServicesWhere(deps: Deps, where: Parameters<typeof listRelated>[3]['where'], query: ListQueryParams, view: ServiceView, total?: () => Promise<number>) {
-  return listRelated(deps, serviceEntity, query, { where, extras: serviceExtras(view.identityId), render: renderFor(view), total });
+export async function listServicesWhere(deps: Deps, where: Parameters<typeof listRelated>[3]['where'], query: ListQueryParams, view: ServiceView, total?: () => Promise<number>) {
+  return renderList(deps, view, await listRelated(deps, serviceEntity, query, { where, extras: serviceExtras(view.identityId), render: selected, total }));
 }
 
 export function listConfigServices(deps: Deps, configId: string, query: ListQueryParams, view: ServiceView) {

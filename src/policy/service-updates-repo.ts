@@ -10,11 +10,12 @@
  * - an identity's service-config override: the identity;
  * - posture checks: the identities of the service policies that reference the check.
  * The stamp is the write's own time, so the value moves forward exactly when the list may have changed.
+ * The same stamp tells `endSessionsWithoutAccess` which identities' sessions to re-check in that batch.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { qualified as q, type Statement } from '../crud/repo.js';
 import type { Db } from '../db/client.js';
-import { identities, identityServiceConfigs, policyLinks, serviceConfigs } from '../db/schema/index.js';
+import { identities, identityServiceConfigs, policyLinks, serviceConfigs, sessions } from '../db/schema/index.js';
 
 /** Sub-queries yielding identity ids, the `which` of `markServicesChanged`. */
 export const affectedIdentities = {
@@ -40,4 +41,19 @@ export function markServicesChanged(db: Db, now: number, which: SQL): Statement 
     .update(identities)
     .set({ servicesChangedAt: now })
     .where(sql`${q(identities.id)} IN (${which}) AND coalesce(${q(identities.servicesChangedAt)}, 0) < ${now}`);
+}
+
+/**
+ * Deletes the dial/bind sessions that lost their access (§6.4), in the batch of the write that took it
+ * away: only the sessions of identities stamped at `now` (the ones this write may have changed) are
+ * checked, each with one probe of the policy links. Runs after the write's link statements.
+ */
+export function endSessionsWithoutAccess(db: Db, now: number): Statement {
+  return db
+    .delete(sessions)
+    .where(
+      sql`${q(sessions.identityId)} IN (SELECT ${q(identities.id)} FROM ${identities} WHERE ${q(identities.servicesChangedAt)} = ${now})
+      AND NOT EXISTS (SELECT 1 FROM ${policyLinks} AS zb JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${q(sessions.identityId)}
+        WHERE zb.entity_id = ${q(sessions.serviceId)} AND zb.role = 'service' AND zb.policy_type = lower(${q(sessions.type)}))`,
+    );
 }

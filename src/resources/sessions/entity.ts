@@ -1,0 +1,23 @@
+import { defineEntity } from '../../crud/entity.js';
+import { commonFields } from '../../crud/list-query.js';
+import { sessions } from '../../db/schema/index.js';
+import type { SessionCreate } from '../../generated/client-types.js';
+import { entityId } from '../../lib/ids.js';
+
+export type SessionRow = typeof sessions.$inferSelect;
+
+/** Dial/Bind sessions (§6). Created only through `POST /sessions`; never updated. */
+export const sessionEntity = defineEntity<SessionCreate>()({
+  entity: 'session',
+  collection: 'sessions',
+  table: sessions,
+  fields: {
+    ...commonFields(sessions),
+    type: { type: 'string', sql: sessions.type },
+    apiSessionId: { type: 'string', sql: sessions.apiSessionId },
+    identityId: { type: 'string', sql: sessions.identityId },
+    serviceId: { type: 'string', sql: sessions.serviceId },
+  },
+  props: {},
+  newId: entityId,
+});

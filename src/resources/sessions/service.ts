@@ -1,0 +1,179 @@
+/**
+ * Dial/Bind sessions (reference model-and-policies §6): create with every check in the controller's
+ * order, idempotent per API session, service and type; list/detail/delete confined to the caller's own
+ * sessions unless admin; a session whose posture stopped passing is removed when it is next read.
+ */
+import type { ListQueryParams } from '../../crud/list-query.js';
+import { findEntity, listEntities, type ListResult } from '../../crud/service.js';
+import { atomic } from '../../db/client.js';
+import type { Deps } from '../../deps.js';
+import { ApiError, fieldError, messageError, notFound } from '../../errors.js';
+import type { ServiceEdgeRouters, SessionCreate } from '../../generated/client-types.js';
+import type { SessionManagementDetail } from '../../generated/management-types.js';
+import { readJson } from '../../lib/json.js';
+import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
+import { evaluatePolicies, postureChecksExist, recordFailedServiceRequest, type PolicyPosture } from '../../posture/evaluate.js';
+import { readGrants } from '../services/mapper.js';
+import { serviceService, type ServiceCaller } from '../services/service.js';
+import { sessionEntity, type SessionRow } from './entity.js';
+import { renderCommonRouter, renderSession, type RouterColumns } from './mapper.js';
+import { deleteSessionRow, deleteSessionStatement, insertSession, routersFor, sessionExtras, sessionProbe, sessionsOfApiSession, visibleTo } from './repo.js';
+import { isSessionToken, sessionToken } from './token.js';
+
+/** Who asks: the identity, its API session, and whether it is an admin (then it sees every session). */
+export interface SessionCaller {
+  identityId: string;
+  apiSessionId: string;
+  isAdmin: boolean;
+}
+
+type Selected = { row: SessionRow; serviceName: string | null; routers: string | null; policyNames: string | null };
+
+async function render(deps: Deps, s: Selected): Promise<SessionManagementDetail> {
+  return renderSession({ row: s.row, token: await sessionToken(deps.config.controllerSecret, s.row.id), serviceName: s.serviceName ?? '', routers: s.routers, policyNames: s.policyNames });
+}
+
+/** The policies of the type among those granting the service; with posture, those whose checks pass. */
+function passing(grantIds: readonly string[], posture: ReadonlyMap<string, PolicyPosture> | undefined): string[] {
+  return posture ? grantIds.filter((id) => posture.get(id)?.isPassing) : [...grantIds];
+}
+
+/**
+ * `POST /sessions` (§6.1): visibility (404), permission (400), posture (409 with a failed-service-request
+ * record), a shared edge router (400), then one conditional insert. A second create on the same API
+ * session for the same service and type returns the first session; so do concurrent ones (the unique
+ * index decides). Reads: one probe, plus the posture reads when posture checks exist.
+ */
+export async function createSession(deps: Deps, caller: SessionCaller, body: SessionCreate): Promise<SessionManagementDetail> {
+  const type = body.type ?? 'Dial';
+  if (type !== 'Dial' && type !== 'Bind') throw fieldError('type', 'type must be one of Dial or Bind', type);
+  const serviceId = body.serviceId ?? '';
+  if (serviceId === '') throw fieldError('serviceId', 'serviceId is required', serviceId);
+
+  const probe = await sessionProbe(deps.db, caller.identityId, caller.apiSessionId, serviceId, type);
+  const grants = probe ? readGrants(probe) : [];
+  if (!probe || (!caller.isAdmin && grants.length === 0)) throw notFound('service', serviceId);
+  const granting = grants.filter((g) => g.type === type.toLowerCase()).map((g) => g.policyId);
+  if (granting.length === 0) throw fieldError('ServiceId', 'service not found', serviceId);
+
+  const existing = readJson<{ id: string; createdAt: number; updatedAt: number; tags: string; servicePolicies: string } | null>(probe.existing, null);
+  const row = (id: string, at: number, tags: string, policies: string): SessionRow => ({ id, createdAt: at, updatedAt: at, tags, isSystem: false, apiSessionId: caller.apiSessionId, identityId: caller.identityId, serviceId, type, servicePolicies: policies });
+  const names = readJson<[string, string][]>(probe.policyNames, []);
+  const namesOf = (policiesJson: string) => {
+    const ids = new Set(readJson<string[]>(policiesJson, []));
+    return JSON.stringify(names.filter(([pid]) => ids.has(pid)));
+  };
+  const answer = (r: SessionRow) => render(deps, { row: r, serviceName: probe.name, routers: probe.routers, policyNames: namesOf(r.servicePolicies) });
+  if (existing) return answer(row(existing.id, existing.createdAt, existing.tags, existing.servicePolicies));
+
+  const posture = (await postureChecksExist(deps.db)) ? await evaluatePolicies(deps, caller.identityId, caller.apiSessionId, granting) : undefined;
+  const granted = passing(granting, posture);
+  if (granted.length === 0 && posture) {
+    const policies = readJson<[string, string][]>(namesOf(JSON.stringify(granting)), []).map(([policyId, policyName]) => ({ policyId, policyName }));
+    await recordFailedServiceRequest(deps, { identityId: caller.identityId, apiSessionId: caller.apiSessionId, serviceId, serviceName: probe.name, sessionType: type, policies, evaluation: posture });
+    const data: Record<string, PolicyPosture['failures']> = {};
+    for (const id of granting) data[id] = posture.get(id)?.failures ?? [];
+    throw new ApiError('INVALID_POSTURE', { message: `Failed to pass posture checks for service policies: [${granting.join(' ')}]`, data });
+  }
+  if (readJson<unknown[]>(probe.routers, []).length === 0) throw new ApiError('NO_EDGE_ROUTERS_AVAILABLE');
+
+  const now = deps.now();
+  const fresh = row(sessionEntity.newId(), now, JSON.stringify(body.tags ?? {}), JSON.stringify(granted));
+  if (await insertSession(deps.db, { id: fresh.id, now, tags: fresh.tags, apiSessionId: fresh.apiSessionId, identityId: fresh.identityId, serviceId, type, servicePolicies: fresh.servicePolicies })) return answer(fresh);
+  // Not inserted: a concurrent create won (answer with its session), or the API session ended meanwhile.
+  const winner = await sessionProbe(deps.db, caller.identityId, caller.apiSessionId, serviceId, type);
+  const won = readJson<{ id: string; createdAt: number; tags: string; servicePolicies: string } | null>(winner?.existing ?? null, null);
+  if (!won) throw new ApiError('UNAUTHORIZED');
+  return answer(row(won.id, won.createdAt, won.tags, won.servicePolicies));
+}
+
+
+/**
+ * Drops the sessions whose posture no longer passes (§6.4): none of the policies that granted a session
+ * passes now. Evaluated once per identity and API session on the page; the failing ones are deleted
+ * with a service-updates stamp for their identities, in one batch.
+ */
+async function withoutFailingPosture(deps: Deps, page: Selected[]): Promise<Selected[]> {
+  if (page.length === 0 || !(await postureChecksExist(deps.db))) return page;
+  const failing = await failingSessions(deps, page.map((s) => s.row));
+  if (failing.size === 0) return page;
+  await endSessions(deps, page.filter((s) => failing.has(s.row.id)).map((s) => s.row));
+  return page.filter((s) => !failing.has(s.row.id));
+}
+
+/** Removes the sessions among `rows` whose posture fails now (the sweep); returns how many. */
+export async function endFailingSessions(deps: Deps, rows: readonly SessionRow[]): Promise<number> {
+  const failing = await failingSessions(deps, rows);
+  if (failing.size > 0) await endSessions(deps, rows.filter((r) => failing.has(r.id)));
+  return failing.size;
+}
+
+/** Ids of the sessions among `rows` none of whose granting policies passes posture now. */
+async function failingSessions(deps: Deps, rows: readonly SessionRow[]): Promise<Set<string>> {
+  const groups = new Map<string, SessionRow[]>();
+  for (const r of rows) {
+    const key = `${r.identityId}\n${r.apiSessionId}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const failing = new Set<string>();
+  for (const group of groups.values()) {
+    const policyIds = [...new Set(group.flatMap((r) => readJson<string[]>(r.servicePolicies, [])))];
+    const posture = await evaluatePolicies(deps, group[0].identityId, group[0].apiSessionId, policyIds);
+    for (const r of group) if (!readJson<string[]>(r.servicePolicies, []).some((id) => posture.get(id)?.isPassing)) failing.add(r.id);
+  }
+  return failing;
+}
+
+async function endSessions(deps: Deps, rows: readonly SessionRow[]): Promise<void> {
+  const now = deps.now();
+  const identities = [...new Set(rows.map((r) => r.identityId))];
+  await atomic(deps.db, [
+    ...rows.map((r) => deleteSessionStatement(deps.db, r.id)),
+    ...identities.map((id) => markServicesChanged(deps.db, now, affectedIdentities.one(id))),
+  ]);
+}
+
+export async function listSessions(deps: Deps, caller: SessionCaller, list: ListQueryParams): Promise<ListResult<SessionManagementDetail>> {
+  const page = await listEntities(deps, sessionEntity, list, { where: visibleTo(caller), extras: sessionExtras(), render: (r) => r as Selected });
+  const kept = await withoutFailingPosture(deps, page.data);
+  return { data: await Promise.all(kept.map((s) => render(deps, s))), meta: page.meta };
+}
+
+/** The session if the caller may see it (its own, or any for an admin), else 404. */
+async function visibleSession(deps: Deps, caller: SessionCaller, id: string): Promise<Selected> {
+  const found = (await findEntity(deps, sessionEntity, id, sessionExtras())) as Selected;
+  if (!caller.isAdmin && found.row.identityId !== caller.identityId) throw notFound('session', id);
+  const [kept] = await withoutFailingPosture(deps, [found]);
+  if (!kept) throw notFound('session', id);
+  return kept;
+}
+
+export async function detailSession(deps: Deps, caller: SessionCaller, id: string): Promise<SessionManagementDetail> {
+  return render(deps, await visibleSession(deps, caller, id));
+}
+
+export async function deleteSession(deps: Deps, caller: SessionCaller, id: string): Promise<void> {
+  const deleted = await deleteSessionRow(deps.db, id, visibleTo(caller));
+  if (deleted.length === 0) throw notFound('session', id);
+}
+
+/** `GET /sessions/{id}/route-path`: no circuit ever uses a session here (no data plane), so it is empty. */
+export async function sessionRoutePath(deps: Deps, caller: SessionCaller, id: string): Promise<{ routePath: string[] }> {
+  await visibleSession(deps, caller, id);
+  return { routePath: [] };
+}
+
+/**
+ * Client `GET /services/{id}/edge-routers` (§4.6): 404 unless the service is visible; the routers a
+ * session for it would get. A `session-token` header must be a session of the caller's API session
+ * for this service, else 401.
+ */
+export async function serviceEdgeRouters(deps: Deps, caller: ServiceCaller, serviceId: string, presentedToken: string | undefined): Promise<ServiceEdgeRouters> {
+  await serviceService.detailForCaller(deps, serviceId, caller);
+  if (presentedToken !== undefined && presentedToken !== '') {
+    const own = await sessionsOfApiSession(deps.db, caller.apiSessionId, serviceId);
+    const matches = await Promise.all(own.map((s) => isSessionToken(deps.config.controllerSecret, s.id, presentedToken)));
+    if (!matches.some(Boolean)) throw messageError('UNAUTHORIZED', 'the session token is not valid for this API session');
+  }
+  return { edgeRouters: readJson<RouterColumns[]>(await routersFor(deps.db, caller.identityId, serviceId), []).map(renderCommonRouter) };
+}

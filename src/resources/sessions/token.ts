@@ -1,0 +1,39 @@
+/**
+ * Session tokens are derived, not stored: HMAC-SHA256 of the session id under a key derived (HKDF) from
+ * CONTROLLER_SECRET with its own label, shaped as a UUID v4. A re-create on the same API session and any
+ * later read give the same token, and the store holds nothing that would let a copy of it use a session.
+ */
+import { toHex } from '../../lib/encoding.js';
+
+const INFO = new TextEncoder().encode('ziti-edge-controller/session-token/v1');
+const keys = new Map<string, Promise<CryptoKey>>();
+
+function tokenKey(secret: string): Promise<CryptoKey> {
+  let key = keys.get(secret);
+  if (!key) {
+    key = (async () => {
+      const material = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), 'HKDF', false, ['deriveKey']);
+      return crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info: INFO }, material, { name: 'HMAC', hash: 'SHA-256', length: 256 }, false, ['sign']);
+    })();
+    keys.set(secret, key);
+  }
+  return key;
+}
+
+export async function sessionToken(secret: string, sessionId: string): Promise<string> {
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await tokenKey(secret), new TextEncoder().encode(sessionId)));
+  const b = mac.slice(0, 16);
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = toHex(b);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** Constant-time comparison of a presented token with the session's. */
+export async function isSessionToken(secret: string, sessionId: string, presented: string): Promise<boolean> {
+  const expected = await sessionToken(secret, sessionId);
+  if (presented.length !== expected.length) return false;
+  let diff = 0;
+  for (let i = 0; i < expected.length; i++) diff |= expected.charCodeAt(i) ^ presented.charCodeAt(i);
+  return diff === 0;
+}

@@ -5,7 +5,7 @@
  * statements; no statement binds more than a handful of parameters (lists travel as one JSON value).
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Db, Statement } from '../db/client.js';
+import { selectRows, type Db, type Statement } from '../db/client.js';
 import { apiSessionPosture, apiSessions, failedServiceRequests, identities, mfas, policyLinks, postureChecks, postureResponses, services } from '../db/schema/index.js';
 import { qualified as q } from '../crud/repo.js';
 import type { PostureCheckRow } from './checks.js';
@@ -51,17 +51,19 @@ const verifiedMfa = (identity: ReturnType<typeof sql>) => sql`EXISTS (SELECT 1 F
  * Everything posture evaluation reads, in one statement: the identity's responses, and one `SESSION` row
  * with the API session's MFA time, wake/unlock and SDK info (the login's, else the identity's).
  */
+const RESPONSE_COLUMNS = ['kind', 'key', 'checkId', 'data', 'at'] as const;
+
 export function postureRows(db: Db, identityId: string, apiSessionId: string): Promise<ResponseRow[]> {
-  return db.all<ResponseRow>(sql`${responsesOf(identityId)}
+  return selectRows<typeof RESPONSE_COLUMNS, ResponseRow>(db, sql`${responsesOf(identityId)}
     UNION ALL
     SELECT 'SESSION', '', '', json_object('passedMfaAt', CASE WHEN ${verifiedMfa(sql`zs.identity_id`)} THEN zs.passed_mfa_at END, 'wokenAt', zp.woken_at, 'unlockedAt', zp.unlocked_at, 'sdkInfo', json(coalesce(zp.sdk_info, zi.sdk_info))), 0
     FROM ${apiSessions} AS zs LEFT JOIN ${apiSessionPosture} AS zp ON zp.api_session_id = zs.id LEFT JOIN ${identities} AS zi ON zi.id = zs.identity_id
-    WHERE zs.id = ${apiSessionId} AND zs.identity_id = ${identityId}`);
+    WHERE zs.id = ${apiSessionId} AND zs.identity_id = ${identityId}`, RESPONSE_COLUMNS);
 }
 
 /** The identity's responses alone (the management posture-data view). */
 export function identityResponseRows(db: Db, identityId: string): Promise<ResponseRow[]> {
-  return db.all<ResponseRow>(responsesOf(identityId));
+  return selectRows<typeof RESPONSE_COLUMNS, ResponseRow>(db, responsesOf(identityId), RESPONSE_COLUMNS);
 }
 
 export interface SessionPostureRow {
@@ -72,12 +74,14 @@ export interface SessionPostureRow {
   sdkInfo: string | null;
 }
 
+const SESSION_COLUMNS = ['id', 'passedMfaAt', 'wokenAt', 'unlockedAt', 'sdkInfo'] as const;
+
 /** The identity's live API sessions (most recently active first, at most `max`) with their posture state. */
 export function identitySessionRows(db: Db, identityId: string, liveSince: number, max: number): Promise<SessionPostureRow[]> {
-  return db.all<SessionPostureRow>(sql`SELECT zs.id AS id, CASE WHEN ${verifiedMfa(sql`zs.identity_id`)} THEN zs.passed_mfa_at END AS passedMfaAt,
+  return selectRows<typeof SESSION_COLUMNS, SessionPostureRow>(db, sql`SELECT zs.id AS id, CASE WHEN ${verifiedMfa(sql`zs.identity_id`)} THEN zs.passed_mfa_at END AS passedMfaAt,
       zp.woken_at AS wokenAt, zp.unlocked_at AS unlockedAt, coalesce(zp.sdk_info, zi.sdk_info) AS sdkInfo
     FROM ${apiSessions} AS zs LEFT JOIN ${apiSessionPosture} AS zp ON zp.api_session_id = zs.id LEFT JOIN ${identities} AS zi ON zi.id = zs.identity_id
-    WHERE zs.identity_id = ${identityId} AND zs.last_activity_at >= ${liveSince} ORDER BY zs.last_activity_at DESC, zs.id LIMIT ${max}`);
+    WHERE zs.identity_id = ${identityId} AND zs.last_activity_at >= ${liveSince} ORDER BY zs.last_activity_at DESC, zs.id LIMIT ${max}`, SESSION_COLUMNS);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -133,6 +137,8 @@ export function recordLoginSdkInfo(db: Db, apiSessionId: string, identityId: str
     .onConflictDoNothing();
 }
 
+const AFFECTED_COLUMNS = ['id', 'name', 'timeout'] as const;
+
 export interface AffectedService {
   id: string;
   name: string;
@@ -145,7 +151,7 @@ export interface AffectedService {
  * shortens (none, or more than the grace left after `sinceMfaSeconds`). The lowest such timeout per service.
  */
 export function servicesPromptedBy(db: Db, identityId: string, event: { woken: boolean; unlocked: boolean }, sinceMfaSeconds: number, graceSeconds: number): Promise<AffectedService[]> {
-  return db.all<AffectedService>(sql`SELECT zv.id AS id, zv.name AS name, min(zc.timeout_seconds) AS timeout
+  return selectRows<typeof AFFECTED_COLUMNS, AffectedService>(db, sql`SELECT zv.id AS id, zv.name AS name, min(zc.timeout_seconds) AS timeout
     FROM ${postureChecks} AS zc
     JOIN ${policyLinks} AS zl ON zl.entity_id = zc.id AND zl.role = 'postureCheck'
     JOIN ${policyLinks} AS zi ON zi.policy_id = zl.policy_id AND zi.role = 'identity' AND zi.entity_id = ${identityId}
@@ -154,7 +160,7 @@ export function servicesPromptedBy(db: Db, identityId: string, event: { woken: b
     WHERE zc.type_id = 'MFA' AND ((${event.woken ? 1 : 0} = 1 AND zc.prompt_on_wake = 1) OR (${event.unlocked ? 1 : 0} = 1 AND zc.prompt_on_unlock = 1))
       AND (zc.timeout_seconds = -1 OR zc.timeout_seconds - ${sinceMfaSeconds} > ${graceSeconds})
       AND ${verifiedMfa(sql`${identityId}`)}
-    GROUP BY zv.id, zv.name ORDER BY zv.name, zv.id`);
+    GROUP BY zv.id, zv.name ORDER BY zv.name, zv.id`, AFFECTED_COLUMNS);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -432,6 +432,39 @@ const postureResponsesSuite: Suite = ({ client, db }) => {
     });
   });
 
+  describe('with services and sessions', () => {
+    it('posture responses flip session creation from 409 to 201 and back; the service list shows the evaluated queries', async () => {
+      const s = await scenario({ typeId: 'DOMAIN', domains: ['corp.example'] });
+      const routerId = id(await admin.ok('createEdgeRouter', { body: { name: uniqueName('er') } }));
+      await admin.ok('createEdgeRouterPolicy', { body: { name: uniqueName('erp'), semantic: 'AnyOf', identityRoles: [`@${s.user.identityId}`], edgeRouterRoles: [`@${routerId}`] } });
+      await admin.ok('createServiceEdgeRouterPolicy', { body: { name: uniqueName('serp'), semantic: 'AnyOf', serviceRoles: [`@${s.serviceId}`], edgeRouterRoles: [`@${routerId}`] } });
+      const create = () => s.user.api.call('createSession', { body: { serviceId: s.serviceId, type: 'Dial' } });
+
+      const refused = expectError(await create(), 409, 'INVALID_POSTURE');
+      expect(refused.body.error.cause).toEqual({
+        message: `Failed to pass posture checks for service policies: [${s.policyId}]`,
+        data: { [s.policyId]: [{ id: s.checkId, typeId: 'DOMAIN', isPassing: false }] },
+      });
+      const failed = (await admin.ok('getIdentityFailedServiceRequests', { path: { id: s.user.identityId } })).data;
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).toMatchObject({ serviceId: s.serviceId, sessionType: 'Dial', policyFailures: [{ policyId: s.policyId, checks: [{ postureCheckId: s.checkId, actualValue: '', expectedValue: ['corp.example'] }] }] });
+      const listed = (await s.user.api.ok('listServices', { query: { filter: `id = "${s.serviceId}"` } })).data[0];
+      expect(listed.postureQueries).toEqual([{ policyId: s.policyId, policyType: 'Dial', isPassing: false, postureQueries: [expect.objectContaining({ id: s.checkId, queryType: 'DOMAIN', isPassing: false })] }]);
+
+      await respondOk(s.user, { id: s.checkId, typeId: 'DOMAIN', domain: 'CORP.example' });
+      const session = await create();
+      expect(session.status, session.text).toBe(201);
+      const shown = (await s.user.api.ok('detailService', { path: { id: s.serviceId } })).data;
+      expect(shown.postureQueries[0]).toMatchObject({ policyId: s.policyId, isPassing: true });
+
+      // Posture stops passing: the session is gone the next time it is read, and a new one is refused.
+      await respondOk(s.user, { id: s.checkId, typeId: 'DOMAIN', domain: 'elsewhere' });
+      expectError(await s.user.api.call('detailSession', { path: { id: session.body.data!.id } }), 404, 'NOT_FOUND');
+      expectError(await create(), 409, 'INVALID_POSTURE');
+      expect((await admin.ok('getIdentityFailedServiceRequests', { path: { id: s.user.identityId } })).data).toHaveLength(2);
+    });
+  });
+
   describe('failed service requests (§7.6)', () => {
     it('records what failed per policy, renders it as the specification declares, and keeps the latest 100', async () => {
       const s = await scenario({ typeId: 'MFA', timeoutSeconds: 60 });

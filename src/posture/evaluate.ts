@@ -93,26 +93,26 @@ export async function evaluatePolicies(deps: Deps, identityId: string, apiSessio
   const unique = [...new Set(policyIds)];
   for (const policyId of unique) out.set(policyId, { policyId, isPassing: true, postureQueries: [], failures: [], failureDetails: [] });
   if (unique.length === 0) return out;
-  const [links, rows] = await Promise.all([checksOfPolicies(deps.db, unique), postureRows(deps.db, identityId, apiSessionId)]);
-  if (links.length === 0) return out;
+  const [checks, rows] = await Promise.all([checksOfPolicies(deps.db, unique), postureRows(deps.db, identityId, apiSessionId)]);
+  if (checks.length === 0) return out;
   const data = snapshotOf(rows);
   const now = deps.now();
-  // Each check is evaluated once, however many policies match it.
-  const evaluated = new Map<string, { settings: CheckSettings; result: CheckResult; query: PostureQuery }>();
-  for (const { policyId, check } of [...links].sort((a, b) => (a.check.id < b.check.id ? -1 : a.check.id > b.check.id ? 1 : 0))) {
-    let e = evaluated.get(check.id);
-    if (!e) {
-      const settings = checkSettings(check);
-      const result = evaluateCheck(settings, check.id, data, now);
-      e = { settings, result, query: renderQuery(check, settings, result, data) };
-      evaluated.set(check.id, e);
-    }
-    const policy = out.get(policyId)!;
-    policy.postureQueries.push(e.query);
-    if (!e.result.isPassing) {
-      policy.isPassing = false;
-      policy.failures.push({ id: check.id, typeId: check.typeId, isPassing: false });
-      policy.failureDetails.push(failureDetail(check, e.settings, data, now));
+  // Each check is evaluated and rendered once, however many policies match it (the objects are shared).
+  for (const { check, policyIds: matching } of checks) {
+    const settings = checkSettings(check);
+    const result = evaluateCheck(settings, check.id, data, now);
+    const query = renderQuery(check, settings, result, data);
+    const failure = result.isPassing ? undefined : { id: check.id, typeId: check.typeId, isPassing: false as const };
+    const detail = result.isPassing ? undefined : failureDetail(check, settings, data, now);
+    for (const policyId of matching) {
+      const policy = out.get(policyId);
+      if (!policy) continue;
+      policy.postureQueries.push(query);
+      if (failure && detail) {
+        policy.isPassing = false;
+        policy.failures.push(failure);
+        policy.failureDetails.push(detail);
+      }
     }
   }
   return out;

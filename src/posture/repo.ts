@@ -16,13 +16,19 @@ export async function anyPostureCheck(db: Db): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** The posture checks each of the policies matches: one statement, the policy ids as one JSON parameter. */
-export function checksOfPolicies(db: Db, policyIds: readonly string[]): Promise<{ policyId: string; check: PostureCheckRow }[]> {
-  return db
-    .select({ policyId: policyLinks.policyId, check: postureChecks })
+/**
+ * The posture checks the policies match, each once with the ids of those policies (a JSON array): one
+ * statement, the policy ids as one JSON parameter, one row per distinct check however many policies share it.
+ */
+export async function checksOfPolicies(db: Db, policyIds: readonly string[]): Promise<{ check: PostureCheckRow; policyIds: string[] }[]> {
+  const rows = await db
+    .select({ check: postureChecks, policies: sql<string>`json_group_array(${policyLinks.policyId})` })
     .from(policyLinks)
     .innerJoin(postureChecks, eq(postureChecks.id, policyLinks.entityId))
-    .where(and(eq(policyLinks.role, 'postureCheck'), sql`${policyLinks.policyId} IN (SELECT value FROM json_each(${JSON.stringify(policyIds)}))`));
+    .where(and(eq(policyLinks.role, 'postureCheck'), sql`${policyLinks.policyId} IN (SELECT value FROM json_each(${JSON.stringify(policyIds)}))`))
+    .groupBy(postureChecks.id)
+    .orderBy(postureChecks.id);
+  return rows.map((r) => ({ check: r.check, policyIds: JSON.parse(r.policies) as string[] }));
 }
 
 /** The service policies whose posture-check roles match the check now (a sub-query, for service-updates). */

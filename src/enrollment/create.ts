@@ -45,7 +45,12 @@ export interface EnrollmentRequest {
  * same batch. "One enrollment per method" is not checked here: the store's unique index holds it.
  */
 export async function prepareEnrollment(deps: Deps, req: EnrollmentRequest, identityKnown = false, options: { usernameFreed?: boolean } = {}): Promise<PreparedEnrollment> {
-  if (!identityKnown && !(await findIdentity(deps.db, req.identityId))) throw referenced('identityId', 'identity not found', req.identityId);
+  if (!identityKnown) {
+    const identity = await findIdentity(deps.db, req.identityId);
+    if (!identity) throw referenced('identityId', 'identity not found', req.identityId);
+    // A tunneler-enabled router's identity holds no credential of its own (model-and-policies §9.2).
+    if (identity.typeId === 'Router') throw fieldError('identityId', 'may not create enrollments for router identities', req.identityId);
+  }
   const now = deps.now();
   if (req.expiresAt <= now) throw referenced('expiresAt', 'expiresAt must be in the future', new Date(req.expiresAt).toISOString());
   let caId: string | null = null;

@@ -7,21 +7,27 @@ import { shortId } from '../lib/ids.js';
 import { consumeEnrollment, findByTokenHash, identityPolicy, type EnrollmentRow } from './repo.js';
 import { passwordPolicyError } from '../auth/password-policy.js';
 import { tokenHash } from './seal.js';
+import { enrollRouter, type RouterCertificates } from './router.js';
 import { enrollCa, enrollOttCa } from './third-party.js';
 
-/** One enrollment attempt, whatever endpoint and body mode it came through (reference §5.3). */
+/** One enrollment attempt, whatever endpoint and body mode it came through (reference §5.3, §5.8). */
 export interface EnrollRequest {
   /** `method` of the query or of a dedicated endpoint; absent = the enrollment's own method. */
   method?: string;
   token?: string;
+  /** The client CSR: `clientCsr` of JSON bodies, or the PEM body. */
   csrPem?: string;
+  /** Routers (`erott`, `trott`): the client CSR of the generic endpoint's JSON body (`certCsr`), preferred to `csrPem`. */
+  certCsrPem?: string;
+  /** Routers: the server CSR (`serverCertCsr`, or `serverCsr` of `/enroll/erott`). */
+  serverCsrPem?: string;
   password?: string;
   /** `[requestedName]` of CA auto-enrollment. */
   name?: string;
   clientCertificate?: ClientCertificate;
 }
 
-export type EnrollOutcome = { cert: string } | { username: string } | Record<string, never>;
+export type EnrollOutcome = { cert: string } | { username: string } | RouterCertificates | Record<string, never>;
 
 const invalidToken = () => new ApiError('INVALID_ENROLLMENT_TOKEN');
 
@@ -35,10 +41,13 @@ export async function enroll(deps: Deps, req: EnrollRequest): Promise<EnrollOutc
   if (req.method === 'ca') return enrollCa(deps, req.clientCertificate, req.name);
   if (!req.token) throw invalidToken();
   const enrollment = await findByTokenHash(deps.db, await tokenHash(req.token));
-  if (!enrollment || !enrollment.identityId) throw invalidToken();
+  if (!enrollment || !(enrollment.method === 'erott' ? enrollment.edgeRouterId : enrollment.method === 'trott' ? enrollment.transitRouterId : enrollment.identityId)) throw invalidToken();
   if (req.method && req.method !== enrollment.method) throw new ApiError('INVALID_ENROLL_METHOD');
   if (enrollment.expiresAt <= deps.now()) throw new ApiError('ENROLLMENT_EXPIRED');
   switch (enrollment.method) {
+    case 'erott':
+    case 'trott':
+      return enrollRouter(deps, enrollment, req.certCsrPem ?? req.csrPem, req.serverCsrPem);
     case 'ott':
       return enrollOtt(deps, enrollment, req.csrPem);
     case 'updb':

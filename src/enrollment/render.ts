@@ -1,4 +1,6 @@
 import type { Deps } from '../deps.js';
+import { readJson } from '../lib/json.js';
+import { iso } from '../lib/time.js';
 import { jtiOf, unseal } from './seal.js';
 
 /**
@@ -21,4 +23,33 @@ export async function openEnrollmentMaps(deps: Deps, items: unknown[]): Promise<
     }
   }
   await Promise.all(work);
+}
+
+/** The enrollment fields of a router detail (edgeRouterDetail, routerDetail). */
+export interface RouterEnrollmentFields {
+  enrollmentToken: string | null;
+  enrollmentJwt: string | null;
+  enrollmentCreatedAt: string | null;
+  enrollmentExpiresAt: string | null;
+}
+
+/**
+ * A router's pending enrollment (the summary sub-query of src/enrollment/router-repo.ts) as detail fields,
+ * all null once the router has enrolled. The JWT is still sealed: openRouterEnrollments opens it.
+ */
+export function routerEnrollmentFields(summary: string | null | undefined): RouterEnrollmentFields {
+  const e = readJson<{ jwt?: string; createdAt?: number; expiresAt?: number } | null>(summary ?? null, null);
+  return { enrollmentToken: null, enrollmentJwt: e?.jwt ?? null, enrollmentCreatedAt: iso(e?.createdAt), enrollmentExpiresAt: iso(e?.expiresAt) };
+}
+
+/** Opens the sealed enrollment JWTs of rendered routers in place and fills `enrollmentToken` from the JWT's `jti`. */
+export async function openRouterEnrollments(deps: Deps, items: { enrollmentJwt?: string | null; enrollmentToken?: string | null }[]): Promise<void> {
+  await Promise.all(
+    items.map(async (item) => {
+      if (!item.enrollmentJwt) return;
+      const jwt = await unseal(deps.config.controllerSecret, item.enrollmentJwt);
+      item.enrollmentJwt = jwt;
+      item.enrollmentToken = jtiOf(jwt);
+    }),
+  );
 }

@@ -1,6 +1,6 @@
-import { and, eq, getTableColumns, gt, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, gt, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { authenticators, authPolicies, cas, enrollments, identities } from '../db/schema/index.js';
+import { authenticators, authPolicies, cas, edgeRouters, enrollments, identities, transitRouters } from '../db/schema/index.js';
 import { defineEntity } from '../crud/entity.js';
 import { qualified as q, uniqueViolation, type Statement } from '../crud/repo.js';
 import { hasVerifiedMfa } from '../auth/repo.js';
@@ -19,6 +19,10 @@ export const enrollmentFields: FieldMap = {
   identityId: { type: 'string', sql: enrollments.identityId },
   ca: { type: 'string', sql: enrollments.caId },
   caId: { type: 'string', sql: enrollments.caId },
+  edgeRouter: { type: 'string', sql: enrollments.edgeRouterId },
+  edgeRouterId: { type: 'string', sql: enrollments.edgeRouterId },
+  transitRouter: { type: 'string', sql: enrollments.transitRouterId },
+  transitRouterId: { type: 'string', sql: enrollments.transitRouterId },
   expiresAt: { type: 'datetime', sql: enrollments.expiresAt },
 };
 
@@ -32,11 +36,13 @@ export const enrollmentEntity = defineEntity<Record<never, never>>()({
   newId: shortId,
 });
 
-/** Names of the referenced identity and CA, selected with each row for their entityRefs. */
+/** Names of the referenced identity, CA and router, selected with each row for their entityRefs. */
 export function enrollmentExtras() {
   return {
     identityName: sql<string | null>`(SELECT ${q(identities.name)} FROM ${identities} WHERE ${q(identities.id)} = ${q(enrollments.identityId)})`,
     caName: sql<string | null>`(SELECT ${q(cas.name)} FROM ${cas} WHERE ${q(cas.id)} = ${q(enrollments.caId)})`,
+    edgeRouterName: sql<string | null>`(SELECT ${q(edgeRouters.name)} FROM ${edgeRouters} WHERE ${q(edgeRouters.id)} = ${q(enrollments.edgeRouterId)})`,
+    transitRouterName: sql<string | null>`(SELECT ${q(transitRouters.name)} FROM ${transitRouters} WHERE ${q(transitRouters.id)} = ${q(enrollments.transitRouterId)})`,
   };
 }
 
@@ -90,6 +96,8 @@ export function refreshStatement(db: Db, id: string, values: { tokenHash: string
  */
 export async function consumeEnrollment(db: Db, enrollment: { id: string; tokenHash: string }, now: number, authenticator: AuthenticatorInsert | null, extra: Statement[] = []): Promise<boolean> {
   const live = and(eq(enrollments.id, enrollment.id), eq(enrollments.tokenHash, enrollment.tokenHash), gt(enrollments.expiresAt, now));
+  // Statements of `extra` must themselves be conditional on the enrollment (enrollmentIsLive): a losing
+  // attempt's batch runs after the winner's delete and must change nothing.
   const statements: Statement[] = [];
   if (authenticator) statements.push(insertIfLive(db, authenticator, enrollment.id, enrollment.tokenHash, now));
   statements.push(...extra);
@@ -118,11 +126,12 @@ function insertIfLive(db: Db, a: AuthenticatorInsert, enrollmentId: string, hash
     const value = given !== undefined ? given : (column.default ?? null);
     return sql`${value === null ? null : column.mapToDriverValue(value)}`;
   });
-  return db
-    .insert(authenticators)
-    .select(
-      sql`SELECT ${sql.join(values, sql`, `)} WHERE EXISTS (SELECT 1 FROM ${enrollments} WHERE ${q(enrollments.id)} = ${enrollmentId} AND ${q(enrollments.tokenHash)} = ${hash} AND ${q(enrollments.expiresAt)} > ${now})`,
-    );
+  return db.insert(authenticators).select(sql`SELECT ${sql.join(values, sql`, `)} WHERE ${enrollmentIsLive({ id: enrollmentId, tokenHash: hash }, now)}`);
+}
+
+/** `EXISTS (the enrollment, with this token, unexpired)`: the condition of every write an enrollment pays for. */
+export function enrollmentIsLive(enrollment: { id: string; tokenHash: string }, now: number): SQL {
+  return sql`EXISTS (SELECT 1 FROM ${enrollments} WHERE ${q(enrollments.id)} = ${enrollment.id} AND ${q(enrollments.tokenHash)} = ${enrollment.tokenHash} AND ${q(enrollments.expiresAt)} > ${now})`;
 }
 
 /** Enrollments that go with a deleted identity. */

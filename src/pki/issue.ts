@@ -42,10 +42,29 @@ export async function parseCsr(pem: string): Promise<x509.Pkcs10CertificateReque
   return csr;
 }
 
+/**
+ * The SANs a router asks for (DNS, IP, e-mail, URI), without SPIFFE ids: the controller names identities
+ * and API sessions with `spiffe://` URIs, so a router must not obtain a network certificate carrying one.
+ */
 function csrSans(csr: x509.Pkcs10CertificateRequest): x509.JsonGeneralNames {
   // CSRs carry extensions in an extensionRequest attribute.
   const ext = csr.extensions.find((e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension);
-  return (ext?.names.toJSON() ?? []).filter((n) => ['dns', 'ip', 'email', 'url'].includes(n.type));
+  return (ext?.names.toJSON() ?? []).filter((n) => ['dns', 'ip', 'email', 'url'].includes(n.type) && !(n.type === 'url' && /^spiffe:/i.test(n.value)));
+}
+
+/** The subject of a router's client certificate: the CSR's, whose common name is the router id (§6.2). */
+function routerSubject(csr: x509.Pkcs10CertificateRequest, routerId: string, commonName: 'required' | 'forced'): x509.JsonName {
+  const name = csr.subjectName;
+  if (commonName === 'required') {
+    const cn = name.getField('CN');
+    if (cn.length !== 1 || cn[0] !== routerId) throw csrError("the CSR's common name must be the router's id");
+    return name.toJSON();
+  }
+  const rdns = name
+    .toJSON()
+    .map((rdn) => Object.fromEntries(Object.entries(rdn).filter(([type]) => type !== 'CN')))
+    .filter((rdn) => Object.keys(rdn).length > 0);
+  return [...rdns, { CN: [routerId] }];
 }
 
 /** Issues a certificate for a CSR under one of the controller's profiles (reference §6.2). */
@@ -65,11 +84,12 @@ export async function issueFromCsr(signer: CertAndKey, csrPem: string, profile: 
     await x509.AuthorityKeyIdentifierExtension.create(await signer.cert.publicKey.export()),
   ];
   if (sans.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(sans, false));
+  const subject = profile.kind === 'routerClient' ? routerSubject(csr, profile.routerId, profile.commonName) : csr.subject;
   let cert: x509.X509Certificate;
   try {
     cert = await x509.X509CertificateGenerator.create({
       serialNumber: randomSerial(),
-      subject: csr.subject,
+      subject,
       issuer: signer.cert.subject,
       notBefore,
       notAfter,

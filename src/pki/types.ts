@@ -11,7 +11,11 @@ export type CertificateProfile =
   | { kind: 'identityClient' }
   | { kind: 'identityClientExtended'; sans: x509.JsonGeneralNames }
   | { kind: 'apiSession'; spiffeUri: string }
-  | { kind: 'routerClient' }
+  /**
+   * A router's client certificate: the CSR's common name must be the router id (`required`: edge routers,
+   * and every router extension) or is replaced by it (`forced`: transit-router enrollment).
+   */
+  | { kind: 'routerClient'; routerId: string; commonName: 'required' | 'forced' }
   | { kind: 'routerServer' };
 
 export interface IssuedCertificate {

@@ -83,11 +83,14 @@ function entityMatch(role: Role, roles: readonly string[], semantic: Semantic): 
   return parts.length > 0 ? sql`(${sql.join(parts, sql` OR `)})` : undefined;
 }
 
-/** §3.2 for a known entity (id, attributes) against every policy of a table, reading the role column. */
-function policyMatch(list: RoleList, entityId: string, attrs: readonly string[]): SQL {
+/**
+ * §3.2 for a known entity (id, attributes) against every policy of a table, reading the role column. The
+ * attributes are a list, or an expression reading the entity's stored list (a JSON array).
+ */
+function policyMatch(list: RoleList, entityId: string, attrs: readonly string[] | SQL): SQL {
   const roles = q(list.column);
   const semantic = q(list.table.semantic);
-  const have = JSON.stringify(attrs);
+  const have = Array.isArray(attrs) ? JSON.stringify(attrs) : (attrs as SQL);
   return sql`(EXISTS (SELECT 1 FROM json_each(${roles}) AS zr WHERE zr.value = '#all' OR zr.value = ${'@' + entityId})
     OR (${semantic} = 'AnyOf' AND EXISTS (SELECT 1 FROM json_each(${roles}) AS zr WHERE substr(zr.value, 1, 1) = '#' AND substr(zr.value, 2) IN (SELECT value FROM json_each(${have}))))
     OR (${semantic} = 'AllOf' AND EXISTS (SELECT 1 FROM json_each(${roles}) AS zr WHERE substr(zr.value, 1, 1) = '#')
@@ -131,7 +134,7 @@ export function policyUnlinkStatements(db: Db, kind: PolicyKind, policyId: strin
  * Replaces an entity's links with the policies matching its id and attributes now (create, attribute
  * change). The identities whose service lists this may change are stamped (service-updates).
  */
-export function entityLinkStatements(db: Db, role: Role, entityId: string, attrs: readonly string[], now: number): Statement[] {
+export function entityLinkStatements(db: Db, role: Role, entityId: string, attrs: readonly string[] | SQL, now: number): Statement[] {
   const out: Statement[] = [];
   if (role === 'service') out.push(markServicesChanged(db, now, affectedIdentities.reachingService(entityId)));
   out.push(db.delete(policyLinks).where(and(eq(policyLinks.entityId, entityId), eq(policyLinks.role, role))));

@@ -11,8 +11,11 @@ export const enrollments = sqliteTable(
   'enrollments',
   {
     ...baseColumns(),
-    method: text('method', { enum: ['ott', 'ottca', 'updb'] }).notNull(),
+    method: text('method', { enum: ['ott', 'ottca', 'updb', 'erott', 'trott'] }).notNull(),
+    /** The owner: an identity (ott, ottca, updb), an edge router (erott) or a transit router (trott). */
     identityId: text('identity_id'),
+    edgeRouterId: text('edge_router_id'),
+    transitRouterId: text('transit_router_id'),
     caId: text('ca_id'),
     /** updb only: the username the authenticator will get. */
     username: text('username'),
@@ -27,6 +30,9 @@ export const enrollments = sqliteTable(
     uniqueIndex('enrollments_token_hash_uq').on(t.tokenHash),
     // At most one enrollment per identity and method (409 ENROLLMENT_EXISTS), held by the store.
     uniqueIndex('enrollments_identity_method_uq').on(t.identityId, t.method),
+    // At most one pending enrollment per router: a re-enrollment replaces it in one batch.
+    uniqueIndex('enrollments_edge_router_uq').on(t.edgeRouterId),
+    uniqueIndex('enrollments_transit_router_uq').on(t.transitRouterId),
     index('enrollments_ca_idx').on(t.caId),
   ],
 );

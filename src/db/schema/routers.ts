@@ -20,7 +20,8 @@ export const edgeRouters = sqliteTable(
     certPem: text('cert_pem'),
     appData: text('app_data').notNull().default('{}'),
   },
-  (t) => [uniqueIndex('edge_routers_name_uq').on(t.name)],
+  // The fingerprint of the router's current client certificate names it at `/enroll/extend/router`.
+  (t) => [uniqueIndex('edge_routers_name_uq').on(t.name), uniqueIndex('edge_routers_fingerprint_uq').on(t.fingerprint)],
 );
 
 /** Transit (fabric) routers, `/transit-routers` and `/routers` (§9.3). */
@@ -35,7 +36,7 @@ export const transitRouters = sqliteTable(
     isVerified: integer('is_verified', { mode: 'boolean' }).notNull().default(false),
     fingerprint: text('fingerprint'),
   },
-  (t) => [uniqueIndex('transit_routers_name_uq').on(t.name)],
+  (t) => [uniqueIndex('transit_routers_name_uq').on(t.name), uniqueIndex('transit_routers_fingerprint_uq').on(t.fingerprint)],
 );
 
 /** Terminators (§9.4): where a service is hosted, on an edge or transit router. */

@@ -28,6 +28,7 @@ export const edgeRouterEntity = defineEntity<EdgeRouterCreate>()({
     cost: { column: 'cost', kind: 'int' },
     noTraversal: { column: 'noTraversal', kind: 'bool' },
     disabled: { column: 'disabled', kind: 'bool' },
+    isTunnelerEnabled: { column: 'isTunnelerEnabled', kind: 'bool' },
     appData: { column: 'appData', kind: 'map' },
   },
   unique: [{ column: 'name', field: 'name' }],

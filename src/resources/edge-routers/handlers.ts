@@ -1,7 +1,7 @@
 import { handlers, type ManagementOperations } from '../../http/handler.js';
 import { listRoleAttributes } from '../../policy/service.js';
 import { edgeRouterEntity } from './entity.js';
-import { edgeRouterService as service } from './service.js';
+import { reEnrollEdgeRouter, edgeRouterService as service } from './service.js';
 
 /** Management `/edge-routers` and `/edge-router-role-attributes` (admin). */
 export const edgeRouterHandlers = handlers<ManagementOperations>()({
@@ -11,5 +11,6 @@ export const edgeRouterHandlers = handlers<ManagementOperations>()({
   updateEdgeRouter: async ({ svc, params, body, reply }) => (await service.update(svc.deps, params.id, body, 'update'), reply.empty()),
   patchEdgeRouter: async ({ svc, params, body, reply }) => (await service.update(svc.deps, params.id, body, 'patch'), reply.empty()),
   deleteEdgeRouter: async ({ svc, params, reply }) => (await service.remove(svc.deps, params.id), reply.empty()),
+  reEnrollEdgeRouter: async ({ svc, params, reply }) => (await reEnrollEdgeRouter(svc.deps, params.id), reply.empty()),
   listEdgeRouterRoleAttributes: async ({ svc, list, reply }) => reply.list(await listRoleAttributes(svc.deps, 'router', list)),
 });

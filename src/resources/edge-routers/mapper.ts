@@ -1,5 +1,6 @@
 import { baseEntity } from '../../crud/render.js';
 import type { EdgeRouterDetail } from '../../generated/management-types.js';
+import type { RouterEnrollmentFields } from '../../enrollment/render.js';
 import { readJson } from '../../lib/json.js';
 import type { EdgeRouterRow } from './entity.js';
 
@@ -8,8 +9,9 @@ const VERSION_UNKNOWN = { os: '', arch: '', version: '', revision: '', buildDate
 /**
  * The edgeRouterDetail shape. Routers attach over a control channel this controller does not serve, so
  * the live fields always read "never connected": offline, `SYNC_UNKNOWN`, empty versions (§9.1, §12).
+ * The pending enrollment (token, JWT, times) is shown until the router enrolls.
  */
-export function renderEdgeRouter(r: EdgeRouterRow): EdgeRouterDetail {
+export function renderEdgeRouter(r: EdgeRouterRow, enrollment: RouterEnrollmentFields): EdgeRouterDetail {
   return {
     ...baseEntity(r, `./edge-routers/${r.id}`, { 'edge-router-policies': 'edge-router-policies' }),
     name: r.name,
@@ -30,5 +32,6 @@ export function renderEdgeRouter(r: EdgeRouterRow): EdgeRouterDetail {
     certPem: r.certPem,
     unverifiedCertPem: null,
     unverifiedFingerprint: null,
+    ...enrollment,
   };
 }

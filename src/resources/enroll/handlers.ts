@@ -1,5 +1,6 @@
 import { enroll, type EnrollOutcome, type EnrollRequest } from '../../enrollment/enroll.js';
 import { enrollmentChallenge, enrollmentJwks } from '../../enrollment/jwks.js';
+import { extendRouter } from '../../enrollment/router.js';
 import { ApiError } from '../../errors.js';
 import { json, ok } from '../../http/envelope.js';
 import { handlers, type ClientOperations, type Replies, type Reply } from '../../http/handler.js';
@@ -22,14 +23,15 @@ function text(bytes: Uint8Array): string {
 }
 
 /**
- * The enrollment's outcome in the envelope: `{cert}` (the spec's enrollmentCerts) for certificate methods,
- * `{username}` for updb (reference §5.6; not in the spec, which declares an empty body there).
+ * The enrollment's outcome in the envelope: `{cert}` (the spec's enrollmentCerts) for identity certificates,
+ * `{ca, cert, serverCert}` for routers, `{username}` for updb (reference §5.6; not in the spec, which
+ * declares an empty body there).
  */
 function enrolled(reply: Replies<unknown>, outcome: EnrollOutcome): Reply {
   return reply.raw(ok(outcome));
 }
 
-/** The client API's `/enroll` family. Router flows (`erott`, `/enroll/extend/router`) arrive with edge routers. */
+/** The client API's `/enroll` family, for identities and routers. */
 export const enrollHandlers = handlers<ClientOperations>()({
   /** `POST /enroll?method=&token=`: PEM body (legacy) or JSON body (spec mode). */
   async enroll({ svc, query, body, rawBody, requestHeader, clientCertificate, reply }) {
@@ -44,6 +46,9 @@ export const enrollHandlers = handlers<ClientOperations>()({
     if (legacy) req.csrPem = text(rawBody);
     else if (body) {
       req.csrPem = body.clientCsr ?? undefined;
+      // Routers send `{certCsr, serverCertCsr}` (reference §5.8).
+      req.certCsrPem = body.certCsr ?? undefined;
+      req.serverCsrPem = body.serverCertCsr ?? undefined;
       req.password = body.password ?? undefined;
       req.name = body.name ?? undefined;
     }
@@ -51,6 +56,11 @@ export const enrollHandlers = handlers<ClientOperations>()({
   },
   /** `POST /enroll/ott` `{token, clientCsr}`. */
   enrollOtt: async ({ svc, body, reply }) => enrolled(reply, await enroll(svc.deps, { method: 'ott', token: body.token ?? undefined, csrPem: body.clientCsr ?? undefined })),
+  /** `POST /enroll/erott` `{token, clientCsr, serverCsr}`: an edge router's enrollment with its own field names. */
+  enrollErOtt: async ({ svc, body, reply }) =>
+    enrolled(reply, await enroll(svc.deps, { method: 'erott', token: body.token ?? undefined, csrPem: body.clientCsr ?? undefined, serverCsrPem: body.serverCsr ?? undefined })),
+  /** `POST /enroll/extend/router` `{certCsr, serverCertCsr}` over TLS with the router's current client certificate. */
+  extendRouterEnrollment: async ({ svc, body, clientCertificate, reply }) => reply.ok(await extendRouter(svc.deps, clientCertificate(), body.certCsr, body.serverCertCsr)),
   /** `POST /enroll/updb?token=` `{password}` (the body has no schema in the spec: parsed here). */
   async enrollUpdb({ svc, query, rawBody, reply }) {
     const parsed = rawBody.byteLength > 0 ? (parseJsonBody(rawBody) as { password?: unknown } | null) : null;

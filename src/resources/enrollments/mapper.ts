@@ -5,13 +5,21 @@ import { iso } from '../../lib/time.js';
 import type { EnrollmentRow } from '../../enrollment/repo.js';
 
 /**
- * `enrollmentDetail` (reference auth-and-pki §5.1): empty references omitted; `username` is not rendered,
- * as the controller does. `jwt` and `token` are the opened, signed JWT and its `jti`.
+ * `enrollmentDetail` (reference auth-and-pki §5.1): the owner (identity, edge router or transit router) and
+ * the CA as references, empty ones omitted; `username` is not rendered, as the controller does. `jwt` and
+ * `token` are the opened, signed JWT and its `jti`.
  */
-export function renderEnrollment(row: EnrollmentRow, names: { identityName: string | null; caName: string | null }, jwt: string, token: string): EnrollmentDetail {
+export function renderEnrollment(
+  row: EnrollmentRow,
+  names: { identityName: string | null; caName: string | null; edgeRouterName: string | null; transitRouterName: string | null },
+  jwt: string,
+  token: string,
+): EnrollmentDetail {
   const nested: Record<string, string> = {};
   if (row.identityId) nested.identities = `./identities/${row.identityId}`;
   if (row.caId) nested.cas = `./cas/${row.caId}`;
+  if (row.edgeRouterId) nested['edge-routers'] = `./edge-routers/${row.edgeRouterId}`;
+  if (row.transitRouterId) nested['transit-routers'] = `./transit-routers/${row.transitRouterId}`;
   const out: EnrollmentDetail & { ca?: EntityRef } = {
     ...baseEntity(row, `./enrollments/${row.id}`, nested),
     method: row.method,
@@ -24,6 +32,14 @@ export function renderEnrollment(row: EnrollmentRow, names: { identityName: stri
   if (row.identityId) {
     out.identityId = row.identityId;
     out.identity = entityRef('identities', row.identityId, names.identityName ?? '');
+  }
+  if (row.edgeRouterId) {
+    out.edgeRouterId = row.edgeRouterId;
+    out.edgeRouter = entityRef('edge-routers', row.edgeRouterId, names.edgeRouterName ?? '');
+  }
+  if (row.transitRouterId) {
+    out.transitRouterId = row.transitRouterId;
+    out.transitRouter = entityRef('transit-routers', row.transitRouterId, names.transitRouterName ?? '');
   }
   if (row.caId) {
     out.caId = row.caId;

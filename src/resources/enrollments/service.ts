@@ -11,7 +11,7 @@ import { parseDateTime } from '../../lib/time.js';
 import { atomic } from '../../db/client.js';
 import { renderEnrollment } from './mapper.js';
 
-type Selected = { row: EnrollmentRow; identityName: string | null; caName: string | null };
+type Selected = { row: EnrollmentRow; identityName: string | null; caName: string | null; edgeRouterName: string | null; transitRouterName: string | null };
 
 async function render(deps: Deps, s: Selected) {
   const jwt = await unseal(deps.config.controllerSecret, s.row.jwtSealed);
@@ -63,12 +63,15 @@ export async function createEnrollment(deps: Deps, body: { method: EnrollmentReq
   return prepared.id;
 }
 
-/** `POST /enrollments/{id}/refresh`: a new token (the old JWT dies) and a re-signed JWT with the new expiry. */
+/**
+ * `POST /enrollments/{id}/refresh`: a new token (the old JWT dies) and a re-signed JWT with the new expiry.
+ * Router enrollments refresh too (their JWT names the router).
+ */
 export async function refreshEnrollment(deps: Deps, id: string, expiresAt: string): Promise<void> {
   const { row } = await findEntity(deps, enrollmentEntity, id);
   const at = expiry('expiresAt', expiresAt);
   if (at <= deps.now()) throw fieldError('expiresAt', 'expiresAt must be in the future', expiresAt);
-  const minted = await mintToken(deps, row.identityId ?? '', row.method, at);
+  const minted = await mintToken(deps, row.identityId ?? row.edgeRouterId ?? row.transitRouterId ?? '', row.method, at);
   await writeBatch(deps.db, [refreshStatement(deps.db, id, { tokenHash: minted.tokenHash, jwtSealed: minted.jwtSealed, issuedAt: deps.now(), expiresAt: at })]);
 }
 

@@ -10,6 +10,7 @@ import { entityLinkStatements, entityRemovalStatements } from '../../policy/repo
 import { authenticatorEntity } from '../authenticators/entity.js';
 import { renderAuthenticator } from '../authenticators/mapper.js';
 import { authenticatorExtras, authenticatorsOfIdentity } from '../authenticators/repo.js';
+import { edgeRouterExists } from '../edge-routers/repo.js';
 import { identityEntity, type IdentityRow } from './entity.js';
 import { extrasFromSelected, renderIdentity } from './mapper.js';
 import {
@@ -86,8 +87,12 @@ const baseIdentityService = resourceService(identityEntity, {
     statements: (deps, existing, values, now) => (values.roleAttributes !== undefined ? entityLinkStatements(deps.db, 'identity', existing.id, values.roleAttributes, now) : []),
   },
   remove: {
-    check(_deps, existing) {
+    async check(deps, existing) {
       if (existing.isDefaultAdmin) throw messageError('ENTITY_CAN_NOT_BE_DELETED', `cannot delete the default admin identity (id=${existing.id})`);
+      // A tunneler-enabled router's identity goes with its router or its tunneler (§8.6, §9.2).
+      if (existing.typeId === ROUTER_TYPE && (await edgeRouterExists(deps.db, existing.id))) {
+        throw messageError('ENTITY_CAN_NOT_BE_DELETED', `cannot delete router identity ${existing.name} until associated router is deleted`);
+      }
     },
     cascade: (deps, existing) => [...identityCascade(deps.db, existing.id), ...entityRemovalStatements(deps.db, 'identity', existing.id, deps.now())],
   },

@@ -18,6 +18,7 @@ export const transitRouterEntity = defineEntity<RouterCreate>()({
     noTraversal: { type: 'bool', sql: transitRouters.noTraversal },
     disabled: { type: 'bool', sql: transitRouters.disabled },
     isVerified: { type: 'bool', sql: transitRouters.isVerified },
+    fingerprint: { type: 'string', sql: transitRouters.fingerprint },
   },
   props: {
     name: { column: 'name', kind: 'name' },

@@ -39,7 +39,7 @@ module.exports = {
       name: 'lower-layers-not-to-http',
       severity: 'error',
       comment: 'The store, the CRUD engine, auth, PKI, enrollment and pure code never import http/ or Hono.',
-      from: { path: '^src/(db|crud|auth|pki|enrollment|lib|policy|mfa)/' },
+      from: { path: '^src/(db|crud|auth|pki|enrollment|lib|policy|mfa|posture)/' },
       to: { path: ['^src/http/', '^hono($|/)'] },
     },
     {

@@ -36,14 +36,23 @@ function key(name: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name);
 }
 
-/** Translates one swagger schema into zod source text. */
-function zodOf(schema: Json, defs: Json, discriminated: Map<string, string[]>): string {
+/**
+ * Translates one swagger schema into zod source text. `request` reads a polymorphic sub-type as the
+ * controller's generated binder does when it is a request body: the discriminator value has already chosen
+ * the sub-type, so the base's enum does not apply to it (`ENDPOINT_STATE` posture responses), and required
+ * names the definition does not declare are not checked (`postureResponseProcessCreate.process`).
+ */
+function zodOf(schema: Json, defs: Json, discriminated: Map<string, string[]>, request = false): string {
   if (schema.$ref) {
     const name = refName(schema.$ref);
+    const base = defs[name];
+    if (request && base?.discriminator && base.properties?.[base.discriminator]) {
+      return zodOf({ ...base, properties: { ...base.properties, [base.discriminator]: { type: 'string' } } }, defs, discriminated, request);
+    }
     return ident(name);
   }
   if (schema.allOf) {
-    const parts = (schema.allOf as Json[]).map((s) => zodOf(s, defs, discriminated));
+    const parts = (schema.allOf as Json[]).map((s) => zodOf(s, defs, discriminated, request));
     if (parts.length === 1) return parts[0];
     return parts.reduce((a, b) => `z.intersection(${a}, ${b})`);
   }
@@ -100,7 +109,7 @@ function zodOf(schema: Json, defs: Json, discriminated: Map<string, string[]>): 
         return `${key(n)}: ${f}`;
       });
       // Required names the definition does not declare (apiSessionDetail.cachedUpdatedAt): any value, but present.
-      for (const n of required) if (!(n in props)) fields.push(`${key(n)}: PRESENT`);
+      if (!request) for (const n of required) if (!(n in props)) fields.push(`${key(n)}: PRESENT`);
       out = `z.object({ ${fields.join(', ')} })`;
       if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
         out += `.catchall(${zodOf(schema.additionalProperties, defs, discriminated)})`;
@@ -228,13 +237,16 @@ function generate(api: 'client' | 'management') {
     const body = zodOf(defs[name], defs, discriminated);
     schemaLines.push(`export const ${ident(name)}: z.ZodType = /* @__PURE__ */ z.lazy(() => ${body});`);
   }
+  // A sub-type as a request body (see zodOf): what the discriminator table hands the router.
+  const requestLines: string[] = [];
   const discriminatorLines = [...discriminated.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([base, subs]) => {
       const field = defs[base].discriminator as string;
       const entries = subs.sort().map((s) => {
         const value = (defs[s]['x-class'] as string | undefined) ?? s;
-        return `[${JSON.stringify(value)}, ${ident(s)}]`;
+        requestLines.push(`const ${ident(s)}Body: z.ZodType = /* @__PURE__ */ z.lazy(() => ${zodOf(defs[s], defs, discriminated, true)});`);
+        return `[${JSON.stringify(value)}, ${ident(s)}Body]`;
       });
       return `  ${key(base)}: { field: ${JSON.stringify(field)}, subtypes: new Map<string, z.ZodType>([${entries.join(', ')}]) },`;
     });
@@ -249,7 +261,10 @@ function generate(api: 'client' | 'management') {
     '',
     ...schemaLines,
     '',
-    '/** Discriminated (polymorphic) definitions: the discriminator property and the schema per value. */',
+    '/** Polymorphic sub-types as request bodies: the discriminator chose them, undeclared required names are not checked. */',
+    ...requestLines,
+    '',
+    '/** Discriminated (polymorphic) definitions: the discriminator property and the request-body schema per value. */',
     'export const discriminators: Record<string, { field: string; subtypes: Map<string, z.ZodType> }> = {',
     ...discriminatorLines,
     '};',

@@ -34,6 +34,10 @@ import { identityMfaHandlers, mfaHandlers } from './resources/mfa/handlers.js';
 import { databaseHandlers } from './resources/database/handlers.js';
 import { identityTraceHandlers } from './resources/identity-trace/handlers.js';
 import { summaryHandlers } from './resources/summary/handlers.js';
+import { postureCheckTypeHandlers } from './resources/posture-check-types/handlers.js';
+import { postureCheckHandlers } from './resources/posture-checks/handlers.js';
+import { postureDataHandlers } from './resources/posture-data/handlers.js';
+import { postureResponseHandlers } from './resources/posture-responses/handlers.js';
 
 /**
  * Both APIs: the generated operation tables with the handlers implemented so far. Operations both APIs
@@ -60,6 +64,7 @@ export const clientApi: ApiDefinition = {
     enrollHandlers,
     sessionCertificateHandlers,
     clientExternalJwtSignerHandlers,
+    postureResponseHandlers,
   ),
 };
 
@@ -100,5 +105,8 @@ export const managementApi: ApiDefinition = {
     summaryHandlers,
     databaseHandlers,
     identityTraceHandlers,
+    postureCheckHandlers,
+    postureCheckTypeHandlers,
+    postureDataHandlers,
   ),
 };

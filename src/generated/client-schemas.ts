@@ -149,7 +149,14 @@ export const username: z.ZodType = /* @__PURE__ */ z.lazy(() => z.string().min(4
 export const usernameNullable: z.ZodType = /* @__PURE__ */ z.lazy(() => z.string().min(4).max(100));
 export const version: z.ZodType = /* @__PURE__ */ z.lazy(() => z.object({ apiVersions: z.record(z.string(), z.record(z.string(), apiVersion)).nullish(), buildDate: z.string().nullish(), capabilities: z.array(z.string()).nullish(), revision: z.string().nullish(), runtimeVersion: z.string().nullish(), version: z.string().nullish() }));
 
-/** Discriminated (polymorphic) definitions: the discriminator property and the schema per value. */
+/** Polymorphic sub-types as request bodies: the discriminator chose them, undeclared required names are not checked. */
+const postureResponseDomainCreateBody: z.ZodType = /* @__PURE__ */ z.lazy(() => z.intersection(z.object({ id: z.string(), typeId: z.string() }), z.object({ domain: z.string() })));
+const postureResponseEndpointStateCreateBody: z.ZodType = /* @__PURE__ */ z.lazy(() => z.intersection(z.object({ id: z.string(), typeId: z.string() }), z.object({ unlocked: z.boolean().nullish(), woken: z.boolean().nullish() })));
+const postureResponseMacAddressCreateBody: z.ZodType = /* @__PURE__ */ z.lazy(() => z.intersection(z.object({ id: z.string(), typeId: z.string() }), z.object({ macAddresses: z.array(z.string()) })));
+const postureResponseOperatingSystemCreateBody: z.ZodType = /* @__PURE__ */ z.lazy(() => z.intersection(z.object({ id: z.string(), typeId: z.string() }), z.object({ build: z.string().nullish(), type: z.string(), version: z.string() })));
+const postureResponseProcessCreateBody: z.ZodType = /* @__PURE__ */ z.lazy(() => z.intersection(z.object({ id: z.string(), typeId: z.string() }), z.object({ hash: z.string().nullish(), isRunning: z.boolean().nullish(), path: z.string().nullish(), signerFingerprints: z.array(z.string()).nullish() })));
+
+/** Discriminated (polymorphic) definitions: the discriminator property and the request-body schema per value. */
 export const discriminators: Record<string, { field: string; subtypes: Map<string, z.ZodType> }> = {
-  postureResponseCreate: { field: "typeId", subtypes: new Map<string, z.ZodType>([["DOMAIN", postureResponseDomainCreate], ["ENDPOINT_STATE", postureResponseEndpointStateCreate], ["MAC", postureResponseMacAddressCreate], ["OS", postureResponseOperatingSystemCreate], ["PROCESS", postureResponseProcessCreate]]) },
+  postureResponseCreate: { field: "typeId", subtypes: new Map<string, z.ZodType>([["DOMAIN", postureResponseDomainCreateBody], ["ENDPOINT_STATE", postureResponseEndpointStateCreateBody], ["MAC", postureResponseMacAddressCreateBody], ["OS", postureResponseOperatingSystemCreateBody], ["PROCESS", postureResponseProcessCreateBody]]) },
 };

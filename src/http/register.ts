@@ -192,17 +192,19 @@ function parseBody(op: OperationSpec, spec: BodySpec, raw: Uint8Array, contentTy
     throw new ApiError('COULD_NOT_VALIDATE', { code: 'UNHANDLED', message: `unsupported media type ${media ?? 'application/octet-stream'}, expected application/json` }, 415);
   }
   const input = parseJsonBody(raw);
-  let schema = spec.schema;
-  if (spec.discriminator && input && typeof input === 'object' && !Array.isArray(input)) {
-    const tag = (input as Record<string, unknown>)[spec.discriminator.field];
-    const sub = typeof tag === 'string' ? spec.discriminator.subtypes.get(tag) : undefined;
-    if (sub) schema = sub;
-  }
   if (spec.array) {
     if (!Array.isArray(input)) throw new ApiError('COULD_NOT_VALIDATE', { field: spec.name, reason: `${spec.name} in body must be of type array`, value: typeof input });
-    return input.map((item) => check(schema, item));
+    return input.map((item) => check(schemaFor(spec, item), item));
   }
-  return check(schema, input);
+  return check(schemaFor(spec, input), input);
+}
+
+/** A polymorphic body (or array item) is validated as the sub-type its discriminator names; otherwise as the base. */
+function schemaFor(spec: BodySpec, input: unknown): z.ZodType {
+  const schema = spec.schema!;
+  if (!spec.discriminator || !input || typeof input !== 'object' || Array.isArray(input)) return schema;
+  const tag = (input as Record<string, unknown>)[spec.discriminator.field];
+  return (typeof tag === 'string' ? spec.discriminator.subtypes.get(tag) : undefined) ?? schema;
 }
 
 function check(schema: z.ZodType, input: unknown): unknown {

@@ -206,7 +206,7 @@ const roleSets: Checker = {
 // ---------------------------------------------------------------------------------------------------
 // `@id` entries of policy role lists naming entities that no longer exist (deletes remove them, §3.8).
 
-const ROLE_LABEL: Record<Role, string> = { identity: 'identity', service: 'service', router: 'edge router' };
+const ROLE_LABEL: Record<Role, string> = { identity: 'identity', service: 'service', router: 'edge router', postureCheck: 'posture check' };
 const KIND_LABEL: Record<PolicyKind, string> = { sp: 'service policy', erp: 'edge router policy', serp: 'service edge router policy' };
 
 function danglingRefs(list: (typeof ROLE_LISTS)[number]): Checker {

@@ -13,15 +13,14 @@ import { normaliseSemantic, roleIds, validateRoles, type Semantic } from './role
 
 type RoleField = 'identityRoles' | 'serviceRoles' | 'edgeRouterRoles' | 'postureCheckRoles';
 
-const NOT_FOUND_NAME: Record<Role | 'postureCheck', string> = { identity: 'identities', service: 'services', router: 'routers', postureCheck: 'postureChecks' };
+const NOT_FOUND_NAME: Record<Role, string> = { identity: 'identities', service: 'services', router: 'routers', postureCheck: 'postureChecks' };
 
 type StoredPolicy = { id: string; semantic: string; type?: string } & Partial<Record<RoleField, string>>;
 type Values = Record<string, unknown>;
 
 /** Role-list and semantic rules of a policy kind, as create/update/delete hooks of the generic engine. */
 export function policyRules(kind: PolicyKind) {
-  const lists: { field: RoleField; role: Role | 'postureCheck' }[] = ROLE_LISTS.filter((l) => l.kind === kind).map((l) => ({ field: l.field, role: l.role }));
-  if (kind === 'sp') lists.push({ field: 'postureCheckRoles', role: 'postureCheck' });
+  const lists: { field: RoleField; role: Role }[] = ROLE_LISTS.filter((l) => l.kind === kind).map((l) => ({ field: l.field, role: l.role }));
 
   /** `existing` is given on PATCH: what the body leaves out keeps its stored value. */
   async function check(deps: Deps, values: Values, existing?: StoredPolicy): Promise<void> {
@@ -34,9 +33,7 @@ export function policyRules(kind: PolicyKind) {
       const given = values[field];
       const roles = given === undefined || given === null ? readJson<string[]>(existing?.[field], []) : validateRoles(field, given);
       values[field] = roles;
-      // Posture checks are not stored here yet, so any `@id` of one is unknown.
-      const ids = roleIds(roles);
-      const missing = role === 'postureCheck' ? ids : await missingEntityIds(deps.db, role, ids);
+      const missing = await missingEntityIds(deps.db, role, roleIds(roles));
       if (missing.length > 0) throw fieldError(field, `no ${NOT_FOUND_NAME[role]} found with the given ids`, missing);
     }
   }

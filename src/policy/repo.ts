@@ -12,11 +12,11 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ResolvedListQuery } from '../crud/list-query.js';
 import { listPage, qualified as q, type Statement } from '../crud/repo.js';
 import { selectRows, type Db } from '../db/client.js';
-import { accessCounts, edgeRouterPolicies, edgeRouters, identities, linkGenerations, policyLinks, serviceEdgeRouterPolicies, servicePolicies, services } from '../db/schema/index.js';
+import { accessCounts, edgeRouterPolicies, edgeRouters, identities, linkGenerations, policyLinks, postureChecks, serviceEdgeRouterPolicies, servicePolicies, services } from '../db/schema/index.js';
 import { roleAttrs, roleIds, type Semantic } from './roles.js';
 import { affectedIdentities, endSessionsWithoutAccess, markServicesChanged } from './service-updates-repo.js';
 
-export type Role = 'identity' | 'service' | 'router';
+export type Role = 'identity' | 'service' | 'router' | 'postureCheck';
 export type PolicyKind = 'sp' | 'erp' | 'serp';
 type LinkType = 'dial' | 'bind' | 'erp' | 'serp';
 
@@ -29,12 +29,13 @@ interface RoleList {
   column: SQLiteColumn;
   role: Role;
   /** The policy's field name (`identityRoles`), as in 400 causes and bodies. */
-  field: 'identityRoles' | 'serviceRoles' | 'edgeRouterRoles';
+  field: 'identityRoles' | 'serviceRoles' | 'edgeRouterRoles' | 'postureCheckRoles';
 }
 
 export const ROLE_LISTS: readonly RoleList[] = [
   { kind: 'sp', table: servicePolicies, column: servicePolicies.identityRoles, role: 'identity', field: 'identityRoles' },
   { kind: 'sp', table: servicePolicies, column: servicePolicies.serviceRoles, role: 'service', field: 'serviceRoles' },
+  { kind: 'sp', table: servicePolicies, column: servicePolicies.postureCheckRoles, role: 'postureCheck', field: 'postureCheckRoles' },
   { kind: 'erp', table: edgeRouterPolicies, column: edgeRouterPolicies.identityRoles, role: 'identity', field: 'identityRoles' },
   { kind: 'erp', table: edgeRouterPolicies, column: edgeRouterPolicies.edgeRouterRoles, role: 'router', field: 'edgeRouterRoles' },
   { kind: 'serp', table: serviceEdgeRouterPolicies, column: serviceEdgeRouterPolicies.serviceRoles, role: 'service', field: 'serviceRoles' },
@@ -45,7 +46,11 @@ export const ENTITY_TABLES = {
   identity: { table: identities, id: identities.id, attrs: identities.roleAttributes, name: identities.name },
   service: { table: services, id: services.id, attrs: services.roleAttributes, name: services.name },
   router: { table: edgeRouters, id: edgeRouters.id, attrs: edgeRouters.roleAttributes, name: edgeRouters.name },
+  postureCheck: { table: postureChecks, id: postureChecks.id, attrs: postureChecks.roleAttributes, name: postureChecks.name },
 } as const;
+
+/** Roles whose links decide service access: their changes move the service-access generation. */
+const accessRole = (role: Role) => role === 'identity' || role === 'service';
 
 /** The policy as its links need it. */
 export interface PolicyShape {
@@ -133,13 +138,13 @@ export function entityLinkStatements(db: Db, role: Role, entityId: string, attrs
   const out: Statement[] = [];
   if (role === 'service') out.push(markServicesChanged(db, now, affectedIdentities.reachingService(entityId)));
   out.push(db.delete(policyLinks).where(and(eq(policyLinks.entityId, entityId), eq(policyLinks.role, role))));
-  if (role !== 'router') out.push(bumpGeneration(db));
+  if (accessRole(role)) out.push(bumpGeneration(db));
   for (const list of ROLE_LISTS.filter((l) => l.role === role)) {
     out.push(db.insert(policyLinks).select(sql`SELECT ${q(list.table.id)}, ${role}, ${entityId}, ${linkTypeColumn(list)} FROM ${list.table} WHERE ${policyMatch(list, entityId, attrs)}`));
   }
   if (role === 'service') out.push(markServicesChanged(db, now, affectedIdentities.reachingService(entityId)));
   if (role === 'identity') out.push(markServicesChanged(db, now, affectedIdentities.one(entityId)));
-  if (role !== 'router') out.push(endSessionsWithoutAccess(db, now));
+  if (accessRole(role)) out.push(endSessionsWithoutAccess(db, now));
   return out;
 }
 
@@ -151,7 +156,7 @@ export function entityRemovalStatements(db: Db, role: Role, entityId: string, no
   const out: Statement[] = [];
   if (role === 'service') out.push(markServicesChanged(db, now, affectedIdentities.reachingService(entityId)));
   out.push(db.delete(policyLinks).where(and(eq(policyLinks.entityId, entityId), eq(policyLinks.role, role))));
-  if (role !== 'router') out.push(bumpGeneration(db));
+  if (accessRole(role)) out.push(bumpGeneration(db));
   if (role === 'identity') out.push(db.delete(accessCounts).where(eq(accessCounts.identityId, entityId)));
   const ref = '@' + entityId;
   for (const list of ROLE_LISTS.filter((l) => l.role === role)) {

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CLIENT } from '../helpers/client.js';
 import { expectConforms } from '../helpers/conform.js';
 import { TypedApi, type ManagementOperations } from '../helpers/typed-api.js';
 import { expectError, uniqueName } from './identities.suite.js';
@@ -49,7 +50,9 @@ const summarySuite: Suite = ({ client, runtime }) => {
     it('has one count per kind of record, 0 for the kinds this controller does not store', async () => {
       const reply = expectConforms(await admin.call('listSummary'), 'listSummary');
       expect(Object.keys(reply.body.data).sort()).toEqual([...SUMMARY_KEYS].sort());
-      for (const key of ['controllers', 'eventualEvents', 'postureCheckTypes', 'postureChecks', 'revocations', 'sessions']) expect(reply.body.data[key], key).toBe(0);
+      for (const key of ['controllers', 'eventualEvents', 'revocations']) expect(reply.body.data[key], key).toBe(0);
+      // The built-in posture check types are fixed content.
+      expect(reply.body.data.postureCheckTypes).toBe(5);
       // Built-in records count: the default admin and auth policy, both identity types, the built-in config types.
       expect(reply.body.data.identities).toBeGreaterThanOrEqual(1);
       expect(reply.body.data.identityTypes).toBe(2);
@@ -65,7 +68,7 @@ const summarySuite: Suite = ({ client, runtime }) => {
       const username = uniqueName('sum-login');
       await admin.ok('createAuthenticator', { body: { method: 'updb', identityId: user, username, password: SUMMARY_PASSWORD } });
       await admin.ok('createIdentity', { body: { name: uniqueName('sum-device'), isAdmin: false, type: 'Device', enrollment: { ott: true } } });
-      await client().login(username, SUMMARY_PASSWORD);
+      const userToken = await client().login(username, SUMMARY_PASSWORD, CLIENT);
       const type = id(await admin.ok('createConfigType', { body: { name: uniqueName('sum-type') } }));
       await admin.ok('createConfig', { body: { name: uniqueName('sum-cfg'), configTypeId: type, data: { a: 1 } } });
       const service = id(await admin.ok('createService', { body: { name: uniqueName('sum-svc'), encryptionRequired: true } }));
@@ -75,6 +78,8 @@ const summarySuite: Suite = ({ client, runtime }) => {
       await admin.ok('createServicePolicy', { body: { name: uniqueName('sum-sp'), type: 'Dial', semantic: 'AllOf', identityRoles: [`@${user}`], serviceRoles: [`@${service}`] } });
       await admin.ok('createEdgeRouterPolicy', { body: { name: uniqueName('sum-erp'), semantic: 'AllOf', identityRoles: [`@${user}`], edgeRouterRoles: [`@${router}`] } });
       await admin.ok('createServiceEdgeRouterPolicy', { body: { name: uniqueName('sum-serp'), semantic: 'AllOf', serviceRoles: [`@${service}`], edgeRouterRoles: [`@${router}`] } });
+      await admin.ok('createPostureCheck', { body: { name: uniqueName('sum-pc'), typeId: 'DOMAIN', domains: ['example.org'] } as never });
+      expect((await client().request(`${CLIENT}/sessions`, { token: userToken, body: { serviceId: service } })).status).toBe(201);
 
       const after = expectConforms(await admin.call('listSummary'), 'listSummary').body.data;
       const delta = Object.fromEntries(SUMMARY_KEYS.map((k) => [k, after[k] - before[k]]));
@@ -95,6 +100,8 @@ const summarySuite: Suite = ({ client, runtime }) => {
         servicePolicies: 1,
         edgeRouterPolicies: 1,
         serviceEdgeRouterPolicies: 1,
+        postureChecks: 1,
+        sessions: 1,
       });
     });
 

@@ -11,3 +11,4 @@ export * from './routers.js';
 export * from './policies.js';
 export * from './sessions.js';
 export * from './operations.js';
+export * from './posture.js';

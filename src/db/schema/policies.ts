@@ -42,7 +42,8 @@ export const serviceEdgeRouterPolicies = sqliteTable(
 
 /**
  * Which entities each policy matches, kept exact in the same batch as every write that changes a match
- * (docs/adr/0006-policy-links.md). `role` is the matched entity's kind (`identity`, `service`, `router`);
+ * (docs/adr/0006-policy-links.md). `role` is the matched entity's kind (`identity`, `service`, `router`,
+ * and `postureCheck` for a service policy's posture-check roles);
  * `policyType` is `dial` / `bind` for service policies, `erp` / `serp` for the router policies, so an
  * identity's reachable services are one join through its dial/bind rows.
  */
@@ -50,7 +51,7 @@ export const policyLinks = sqliteTable(
   'policy_links',
   {
     policyId: text('policy_id').notNull(),
-    role: text('role', { enum: ['identity', 'service', 'router'] }).notNull(),
+    role: text('role', { enum: ['identity', 'service', 'router', 'postureCheck'] }).notNull(),
     entityId: text('entity_id').notNull(),
     policyType: text('policy_type', { enum: ['dial', 'bind', 'erp', 'serp'] }).notNull(),
   },

@@ -10,6 +10,7 @@ import type { ClientCertificate, ServiceContext } from '../../deps.js';
 import { cuid } from '../../lib/ids.js';
 import { sweepExpiredSessions } from '../api-sessions/service.js';
 import { createApiSession } from '../api-sessions/repo.js';
+import { recordLoginSdkInfo } from '../../posture/repo.js';
 import { updateIdentityClientInfo } from './repo.js';
 
 const ENV_FIELDS = ['arch', 'os', 'osRelease', 'osVersion', 'domain', 'hostname'] as const;
@@ -79,6 +80,8 @@ export async function authenticate(
       statements.push(updateIdentityClientInfo(deps.db, identity.id, { envInfo, sdkInfo }, now));
       identity = { ...identity, envInfo, sdkInfo, updatedAt: now };
     }
+    // The session's SDK info (posture checks ask whether the client can be prompted for MFA again).
+    statements.push(recordLoginSdkInfo(deps.db, apiSession.id, identity.id, now));
     // The session exists only if the identity was still enabled when the batch ran (a racing disable or lockout wins).
     if (!(await createApiSession(deps.db, apiSession, now, statements))) throw new ApiError('INVALID_AUTH');
     sweepExpiredSessions(deps, svc.defer);

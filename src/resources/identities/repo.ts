@@ -8,6 +8,7 @@ import { compileRoleFilter, type ResolvedListQuery } from '../../crud/list-query
 import { listPage, qualified as q, type Statement } from '../../crud/repo.js';
 import { identityEnrollmentsCascade, identityEnrollmentSummary } from '../../enrollment/repo.js';
 import { identitySessionCertificatesCascade } from '../session-certificates/repo.js';
+import { identityPostureCascade } from '../../posture/repo.js';
 
 /**
  * What the identity detail shows besides its row, selected with it as correlated sub-queries so that a
@@ -39,8 +40,8 @@ export function missingServiceIds(db: Db, ids: string[]): Promise<string[]> {
 /**
  * What goes with a deleted identity, in its batch: failed-attempt rows (selected through its
  * authenticators, so this runs first), API sessions, authenticators, enrollments, session certificates, MFA
- * and service-config overrides (policy links and `@id` entries are removed by the service). Posture data
- * joins here when posture checks arrive.
+ * service-config overrides and reported posture with failed service requests (policy links and `@id`
+ * entries are removed by the service; an API session's posture goes with the session, by trigger).
  */
 export function identityCascade(db: Db, identityId: string): Statement[] {
   return [
@@ -51,6 +52,7 @@ export function identityCascade(db: Db, identityId: string): Statement[] {
     identitySessionCertificatesCascade(db, identityId),
     db.delete(identityServiceConfigs).where(eq(identityServiceConfigs.identityId, identityId)),
     db.delete(mfas).where(eq(mfas.identityId, identityId)),
+    ...identityPostureCascade(db, identityId),
   ];
 }
 

@@ -3,7 +3,7 @@ import type { NamedRoles, Semantic, ServicePolicyDetail } from '../../generated/
 import { readJson } from '../../lib/json.js';
 import type { ServicePolicyRow } from './entity.js';
 
-export type Displays = { identityRolesDisplay: string | null; serviceRolesDisplay: string | null };
+export type Displays = { identityRolesDisplay: string | null; serviceRolesDisplay: string | null; postureCheckRolesDisplay: string | null };
 const display = (text: string | null | undefined): NamedRoles => readJson<NamedRoles>(text, []);
 
 export function renderServicePolicy(p: ServicePolicyRow, d: Displays): ServicePolicyDetail {
@@ -17,7 +17,6 @@ export function renderServicePolicy(p: ServicePolicyRow, d: Displays): ServicePo
     serviceRoles: readJson<string[]>(p.serviceRoles, []),
     serviceRolesDisplay: display(d.serviceRolesDisplay),
     postureCheckRoles: readJson<string[]>(p.postureCheckRoles, []),
-    // Posture checks are not stored yet: only `#attr` entries can display.
-    postureCheckRolesDisplay: readJson<string[]>(p.postureCheckRoles, []).filter((r) => r.startsWith('#')).map((r) => ({ role: r, name: r })),
+    postureCheckRolesDisplay: display(d.postureCheckRolesDisplay),
   };
 }

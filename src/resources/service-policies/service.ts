@@ -7,7 +7,11 @@ import { renderServicePolicy } from './mapper.js';
 
 const rules = policyRules('sp');
 
-export const servicePolicyExtras = () => ({ identityRolesDisplay: rolesDisplay(servicePolicies.identityRoles, 'identity'), serviceRolesDisplay: rolesDisplay(servicePolicies.serviceRoles, 'service') });
+export const servicePolicyExtras = () => ({
+  identityRolesDisplay: rolesDisplay(servicePolicies.identityRoles, 'identity'),
+  serviceRolesDisplay: rolesDisplay(servicePolicies.serviceRoles, 'service'),
+  postureCheckRolesDisplay: rolesDisplay(servicePolicies.postureCheckRoles, 'postureCheck'),
+});
 
 export const servicePolicyService = resourceService(servicePolicyEntity, {
   extras: servicePolicyExtras,

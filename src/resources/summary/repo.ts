@@ -16,9 +16,11 @@ import {
   identities,
   identityTypes,
   mfas,
+  postureChecks,
   serviceEdgeRouterPolicies,
   servicePolicies,
   services,
+  sessions,
   terminators,
   transitRouters,
 } from '../../db/schema/index.js';
@@ -45,7 +47,7 @@ const KINDS: Record<string, SQLiteTable[]> = {
   identityTypes: [identityTypes],
   mfas: [mfas],
   postureCheckTypes: [],
-  postureChecks: [],
+  postureChecks: [postureChecks],
   revocations: [],
   // Every router: edge routers are routers too.
   routers: [transitRouters, edgeRouters],
@@ -55,7 +57,7 @@ const KINDS: Record<string, SQLiteTable[]> = {
   // Every service here is an edge service.
   services: [services],
   'services.edge': [services],
-  sessions: [],
+  sessions: [sessions],
   terminators: [terminators],
 };
 

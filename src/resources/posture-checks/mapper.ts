@@ -1,0 +1,54 @@
+import { baseEntity } from '../../crud/render.js';
+import type {
+  PostureCheckDetail,
+  PostureCheckDomainDetail,
+  PostureCheckMacAddressDetail,
+  PostureCheckMfaDetail,
+  PostureCheckOperatingSystemDetail,
+  PostureCheckProcessDetail,
+  PostureCheckProcessMultiDetail,
+} from '../../generated/management-types.js';
+import { readJson } from '../../lib/json.js';
+import { checkSettings, type PostureCheckRow } from '../../posture/checks.js';
+
+type AnyPostureCheckDetail =
+  | PostureCheckOperatingSystemDetail
+  | PostureCheckMacAddressDetail
+  | PostureCheckDomainDetail
+  | PostureCheckProcessDetail
+  | PostureCheckProcessMultiDetail
+  | PostureCheckMfaDetail;
+
+/** A posture check with its type's properties (§7.1); `version` is always 1, as the controller's. */
+export function renderPostureCheck(row: PostureCheckRow): AnyPostureCheckDetail {
+  const s = checkSettings(row);
+  const base: PostureCheckDetail = {
+    ...baseEntity(row, `./posture-checks/${row.id}`),
+    tags: readJson<Record<string, unknown>>(row.tags, {}),
+    name: row.name,
+    typeId: s.typeId,
+    version: 1,
+    roleAttributes: readJson<string[]>(row.roleAttributes, []),
+  };
+  switch (s.typeId) {
+    case 'OS':
+      return { ...base, operatingSystems: s.operatingSystems } satisfies PostureCheckOperatingSystemDetail;
+    case 'MAC':
+      return { ...base, macAddresses: s.macAddresses } satisfies PostureCheckMacAddressDetail;
+    case 'DOMAIN':
+      return { ...base, domains: s.domains } satisfies PostureCheckDomainDetail;
+    case 'PROCESS':
+      return { ...base, process: { ...s.process, hashes: s.process.hashes ?? [], signerFingerprint: s.process.signerFingerprint ?? '' } } satisfies PostureCheckProcessDetail;
+    case 'PROCESS_MULTI':
+      // Lists render as lists, never null (the controller fills them in too).
+      return { ...base, semantic: s.semantic, processes: s.processes.map((p) => ({ ...p, hashes: p.hashes ?? [], signerFingerprints: p.signerFingerprints ?? [] })) } satisfies PostureCheckProcessMultiDetail;
+    case 'MFA':
+      return {
+        ...base,
+        timeoutSeconds: s.timeoutSeconds,
+        promptOnWake: s.promptOnWake,
+        promptOnUnlock: s.promptOnUnlock,
+        ignoreLegacyEndpoints: s.ignoreLegacyEndpoints,
+      } satisfies PostureCheckMfaDetail;
+  }
+}

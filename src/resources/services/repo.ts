@@ -2,7 +2,7 @@ import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { compileRoleFilter } from '../../crud/list-query.js';
 import { qualified as q, type Statement } from '../../crud/repo.js';
 import type { Db } from '../../db/client.js';
-import { configs, configTypes, identities, identityServiceConfigs, policyLinks, serviceConfigs, services } from '../../db/schema/index.js';
+import { configs, configTypes, identities, identityServiceConfigs, policyLinks, postureChecks, serviceConfigs, services } from '../../db/schema/index.js';
 
 /**
  * The service policies through which `identityId` reaches the service, as a JSON array of
@@ -25,9 +25,11 @@ export function serviceExtras(identityId: string) {
   const overrides = sql<string | null>`(SELECT json_group_array(json_object('typeId', ${q(identityServiceConfigs.configTypeId)}, 'typeName', ${q(configTypes.name)}, 'configId', ${q(identityServiceConfigs.configId)}, 'data', json(${q(configs.data)})))
     FROM ${identityServiceConfigs} JOIN ${configs} ON ${q(configs.id)} = ${q(identityServiceConfigs.configId)} JOIN ${configTypes} ON ${q(configTypes.id)} = ${q(identityServiceConfigs.configTypeId)}
     WHERE ${q(identityServiceConfigs.serviceId)} = ${q(services.id)} AND ${q(identityServiceConfigs.identityId)} = ${identityId})`;
-  return { attached, overrides, grants: serviceGrants(identityId) };
+  // Whether posture applies at all: uncorrelated, so SQLite evaluates it once per statement.
+  const postureChecksExist = sql<number>`EXISTS (SELECT 1 FROM ${postureChecks})`;
+  return { attached, overrides, grants: serviceGrants(identityId), postureChecksExist };
 }
-export type ServiceExtraValues = { attached: string | null; overrides: string | null; grants: string | null };
+export type ServiceExtraValues = { attached: string | null; overrides: string | null; grants: string | null; postureChecksExist: number };
 
 /** The configs among `ids` that exist, with their types. */
 export async function configsWithTypes(db: Db, ids: string[]): Promise<{ id: string; name: string; configTypeId: string; typeName: string | null }[]> {

@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.js';
 import { fieldError, messageError, notFound } from '../../errors.js';
 import type { ServiceCreate, ServiceDetail, ServicePatch } from '../../generated/management-types.js';
 import { entityLinkStatements, entityRemovalStatements, identityServiceAccess, reachable, reachableServiceCount } from '../../policy/repo.js';
-import { evaluatePolicies, postureChecksExist } from '../../posture/evaluate.js';
+import { evaluatePolicies } from '../../posture/evaluate.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { terminatorsOfService } from '../terminators/repo.js';
 import { serviceEntity, TERMINATOR_STRATEGIES, type ServiceRow } from './entity.js';
@@ -79,7 +79,7 @@ const selected = (r: SelectedService) => r;
  */
 async function renderPage(deps: Deps, view: ServiceView, rows: readonly SelectedService[]): Promise<ServiceDetail[]> {
   const policyIds = [...new Set(rows.flatMap((r) => readGrants(r).map((g) => g.policyId)))];
-  const posture = policyIds.length > 0 && (await postureChecksExist(deps.db)) ? await evaluatePolicies(deps, view.identityId, view.apiSessionId ?? '', policyIds) : undefined;
+  const posture = policyIds.length > 0 && rows.some((r) => r.postureChecksExist) ? await evaluatePolicies(deps, view.identityId, view.apiSessionId ?? '', policyIds) : undefined;
   const wanted = wantedTypes(view);
   return rows.map((r) => renderService(r.row, r, wanted, posture));
 }

@@ -42,7 +42,8 @@ function passing(grantIds: readonly string[], posture: ReadonlyMap<string, Polic
  * `POST /sessions` (§6.1): visibility (404), permission (400), posture (409 with a failed-service-request
  * record), a shared edge router (400), then one conditional insert. A second create on the same API
  * session for the same service and type returns the first session; so do concurrent ones (the unique
- * index decides). Reads: one probe, plus the posture reads when posture checks exist.
+ * index decides). Statements: the probe and the insert (a re-create: the probe alone), plus the posture
+ * reads when posture checks exist.
  */
 export async function createSession(deps: Deps, caller: SessionCaller, body: SessionCreate): Promise<SessionManagementDetail> {
   const type = body.type ?? 'Dial';
@@ -66,7 +67,7 @@ export async function createSession(deps: Deps, caller: SessionCaller, body: Ses
   const answer = (r: SessionRow) => render(deps, { row: r, serviceName: probe.name, routers: probe.routers, policyNames: namesOf(r.servicePolicies) });
   if (existing) return answer(row(existing.id, existing.createdAt, existing.tags, existing.servicePolicies));
 
-  const posture = (await postureChecksExist(deps.db)) ? await evaluatePolicies(deps, caller.identityId, caller.apiSessionId, granting) : undefined;
+  const posture = probe.postureChecks ? await evaluatePolicies(deps, caller.identityId, caller.apiSessionId, granting) : undefined;
   const granted = passing(granting, posture);
   if (granted.length === 0 && posture) {
     const policies = readJson<[string, string][]>(namesOf(JSON.stringify(granting)), []).map(([policyId, policyName]) => ({ policyId, policyName }));

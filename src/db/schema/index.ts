@@ -9,3 +9,4 @@ export * from './external-jwt-signers.js';
 export * from './services.js';
 export * from './routers.js';
 export * from './policies.js';
+export * from './oidc.js';

@@ -1,14 +1,17 @@
 import { certExtensionFlags } from '../../enrollment/extension-flags.js';
 import { handlers, type SharedOperations } from '../../http/handler.js';
-import { renderCurrentApiSession } from '../api-sessions/mapper.js';
+import { endSession } from '../../oidc/sessions.js';
+import { renderCurrentApiSession, renderTokenSession } from '../api-sessions/mapper.js';
 import { logout } from '../api-sessions/service.js';
 
 export const currentApiSessionHandlers = handlers<SharedOperations>()({
   /** Allowed while partially authenticated: the auth queries tell the client what remains. */
   async getCurrentAPISession({ svc, caller, reply }) {
+    // An access token's session is rendered from its claims alone (reference oidc.md §7.3).
+    if (caller.oidc) return reply.ok(renderTokenSession(caller.apiSession, caller.identity.name, caller.oidc.claims, svc.deps.now()));
     const flags = await certExtensionFlags(svc.deps, caller.apiSession);
     return reply.ok({ ...renderCurrentApiSession(caller.apiSession, caller.identity.name, caller.authQueries, svc.deps.config.sessionTimeoutSeconds), ...flags });
   },
-  /** Logout; allowed while partially authenticated. */
-  deleteCurrentApiSession: async ({ svc, caller, reply }) => (await logout(svc.deps, caller.apiSession.id), reply.empty()),
+  /** Logout; allowed while partially authenticated. An access token's session is revoked (the controller answers 404). */
+  deleteCurrentApiSession: async ({ svc, caller, reply }) => (await (caller.oidc ? endSession(svc.deps, caller.apiSession.id) : logout(svc.deps, caller.apiSession.id)), reply.empty()),
 });

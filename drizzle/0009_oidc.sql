@@ -1,0 +1,77 @@
+CREATE TABLE `controller_settings` (
+	`id` text PRIMARY KEY NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	`tags` text DEFAULT '{}' NOT NULL,
+	`is_system` integer DEFAULT false NOT NULL,
+	`redirect_uris` text,
+	`post_logout_uris` text
+);
+--> statement-breakpoint
+CREATE TABLE `oidc_auth_requests` (
+	`id_hash` text PRIMARY KEY NOT NULL,
+	`client_id` text NOT NULL,
+	`redirect_uri` text NOT NULL,
+	`state` text,
+	`nonce` text,
+	`scopes` text NOT NULL,
+	`code_challenge` text NOT NULL,
+	`api_session_id` text NOT NULL,
+	`remote_address` text NOT NULL,
+	`cert_fingerprints` text DEFAULT '[]' NOT NULL,
+	`config_types` text DEFAULT '[]' NOT NULL,
+	`created_at` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	`identity_id` text,
+	`authenticator_id` text,
+	`amr` text DEFAULT '[]' NOT NULL,
+	`auth_time` integer,
+	`totp_required` integer DEFAULT false NOT NULL,
+	`totp_done` integer DEFAULT false NOT NULL,
+	`ext_jwt_pending` text,
+	`cert_extendable` integer DEFAULT false NOT NULL,
+	`cert_extend_requested` integer DEFAULT false NOT NULL,
+	`cert_key_roll_requested` integer DEFAULT false NOT NULL,
+	`improper_chain` integer DEFAULT false NOT NULL,
+	`sdk_info` text,
+	`env_info` text,
+	`code_hash` text,
+	`consumed_at` integer,
+	`consume_id` text
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `oidc_auth_requests_code_uq` ON `oidc_auth_requests` (`code_hash`);--> statement-breakpoint
+CREATE INDEX `oidc_auth_requests_expires_idx` ON `oidc_auth_requests` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `oidc_revocations` (
+	`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`kind` text NOT NULL,
+	`subject` text NOT NULL,
+	`not_before` integer NOT NULL,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `oidc_revocations_created_idx` ON `oidc_revocations` (`created_at`);--> statement-breakpoint
+CREATE TABLE `oidc_sessions` (
+	`id` text PRIMARY KEY NOT NULL,
+	`identity_id` text NOT NULL,
+	`authenticator_id` text NOT NULL,
+	`client_id` text NOT NULL,
+	`current_jti` text NOT NULL,
+	`previous_jti` text,
+	`rotated_at` integer,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	`revoked_at` integer
+);
+--> statement-breakpoint
+CREATE INDEX `oidc_sessions_identity_idx` ON `oidc_sessions` (`identity_id`);--> statement-breakpoint
+CREATE INDEX `oidc_sessions_authenticator_idx` ON `oidc_sessions` (`authenticator_id`);--> statement-breakpoint
+CREATE INDEX `oidc_sessions_expires_idx` ON `oidc_sessions` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `oidc_signing_keys` (
+	`kid` text PRIMARY KEY NOT NULL,
+	`alg` text NOT NULL,
+	`jwk` text NOT NULL,
+	`not_after` integer NOT NULL,
+	`created_at` integer NOT NULL
+);

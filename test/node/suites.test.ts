@@ -17,7 +17,7 @@ let jwks: Awaited<ReturnType<typeof startJwksServer>>;
 const seen: string[] = [];
 beforeAll(async () => {
   // The test identity provider listens on 127.0.0.1 over http: the one setting that permits it.
-  t = await createNodeTestApp({ ZITI_JWKS_ALLOW_PRIVATE: 'true', ZITI_JWKS_TIMEOUT_MS: '1000' });
+  t = await createNodeTestApp({ ZITI_JWKS_ALLOW_PRIVATE: 'true', ZITI_JWKS_TIMEOUT_MS: '1000', ZITI_OIDC_REVOCATION_POLL_MS: '1000' });
   recordReplies(t.client, seen);
   jwks = await startJwksServer();
 });

@@ -101,6 +101,8 @@ export async function currentDenyList(deps: Deps, defer: (p: Promise<unknown>) =
 export interface RevocableToken {
   sub: string;
   iat: number;
+  /** Issue time in milliseconds (access tokens); `iat` (whole seconds) otherwise. */
+  z_iatms?: number;
   jti?: string;
   z_asid?: string;
   z_authid?: string;
@@ -108,13 +110,13 @@ export interface RevocableToken {
 
 /**
  * Whether the copy stops this token: its identity was disabled, demoted or deleted after it was issued
- * (`iat` is in whole seconds, so a token of the same second as the change is stopped too), its
+ * (to the millisecond, `z_iatms`; a token with only `iat` counts as issued at the start of its second), its
  * authenticator was deleted, its API session ended, or the token itself was revoked.
  */
 export function isRevoked(l: DenyList, t: RevocableToken): boolean {
   if (l.entries.size === 0) return false;
   const identity = l.entries.get(keyOf('identity', t.sub));
-  if (identity && t.iat * 1000 <= identity.notBefore) return true;
+  if (identity && (typeof t.z_iatms === 'number' ? t.z_iatms : t.iat * 1000) <= identity.notBefore) return true;
   if (t.z_asid && l.entries.has(keyOf('session', t.z_asid))) return true;
   if (t.z_authid && l.entries.has(keyOf('authenticator', t.z_authid))) return true;
   if (t.jti && l.entries.has(keyOf('token', t.jti))) return true;

@@ -2,7 +2,8 @@
  * The controller's tokens (reference oidc.md §6): access (`z_t: "a"`), ID and refresh (`z_t: "r"`) tokens
  * with OpenZiti's claims, signed ES256 with the server certificate's key. Beyond the controller's claims,
  * access tokens carry `amr` (so `isMfaComplete` is true after TOTP, §11.6), `name` and `z_apid` (the auth
- * policy), so that a request presenting one needs no store read to know its caller (ADR 0009).
+ * policy), so that a request presenting one needs no store read to know its caller, and `z_iatms` (the
+ * issue time in milliseconds, which revocations compare against; ADR 0009).
  */
 import { SignJWT } from 'jose';
 import type { Deps } from '../deps.js';
@@ -67,6 +68,8 @@ export interface AccessClaims extends SessionClaims {
   nbf: number;
   jti: string;
   z_t: typeof ACCESS_TOKEN_TYPE;
+  /** Issue time in Unix milliseconds: revocations compare against it, so a change and a login in the same second are told apart. */
+  z_iatms: number;
 }
 
 export interface RefreshClaims extends SessionClaims {
@@ -137,7 +140,8 @@ function sessionClaims(grant: Grant): SessionClaims {
  */
 export async function mintTokens(deps: Deps, grant: Grant, options: { withRefresh: boolean; refreshJti?: string }): Promise<MintedTokens> {
   const { accessTokenSeconds, idTokenSeconds, refreshTokenSeconds } = deps.config.oidc;
-  const now = Math.floor(deps.now() / 1000);
+  const nowMs = deps.now();
+  const now = Math.floor(nowMs / 1000);
   const jti = uuid();
   const custom = sessionClaims(grant);
   const access: AccessClaims = {
@@ -150,6 +154,7 @@ export async function mintTokens(deps: Deps, grant: Grant, options: { withRefres
     nbf: now,
     jti,
     z_t: ACCESS_TOKEN_TYPE,
+    z_iatms: nowMs,
   };
   const accessToken = await sign(deps, access);
   const id = {

@@ -315,9 +315,15 @@ async function secondaryExtJwt(svc: ServiceContext, id: string, hash: string, ro
   const signer = row.extJwtPending!;
   const query = await secondaryExtJwtQuery(deps, { requireExtJwtSigner: signer }, row.identityId!, svc.bearerTokens(), svc.requestId);
   if (query) throw new ApiError('INVALID_AUTH');
-  const amr = JSON.stringify(toSet([...readJson<string[]>(row.amr, []), `ejs:${signer}`]));
+  const amr = withAmr(row.amr, `ejs:${signer}`);
   if (!(await completeExtJwt(deps.db, hash, signer, amr, deps.now()))) throw new ApiError('INVALID_AUTH');
   return stateOf(id, { ...row, extJwtPending: null });
+}
+
+/** The methods used so far, in the order they were used, plus one more. */
+function withAmr(stored: string, method: string): string {
+  const amr = readJson<string[]>(stored, []);
+  return JSON.stringify(amr.includes(method) ? amr : [...amr, method]);
 }
 
 function sdkClaim(info: NonNullable<AuthenticateBody['sdkInfo']>): SdkInfoClaim {
@@ -342,7 +348,7 @@ export async function loginTotp(svc: ServiceContext, id: string | undefined, cod
   if (!code || code.length > 13) throw new ApiError('MFA_INVALID_TOKEN');
   const identity = await findTokenIdentity(deps.db, row.identityId!);
   if (!identity || isDisabled(identity, deps.now())) throw new ApiError('INVALID_AUTH');
-  const amr = JSON.stringify(toSet([...readJson<string[]>(row.amr, []), 'totp']));
+  const amr = withAmr(row.amr, 'totp');
   await passSecondFactor(svc, { identity: { id: identity.id, authPolicyId: identity.authPolicyId } }, code.trim(), (won) => [completeTotpStatement(deps.db, hash, amr, won)]);
   return stateOf(id!, { ...row, totpDone: true });
 }

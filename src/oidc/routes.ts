@@ -70,7 +70,9 @@ function basicClientId(c: Context): string | undefined {
   const header = c.req.header('authorization');
   if (!header || !/^basic /i.test(header)) return undefined;
   try {
-    const decoded = new TextDecoder().decode(fromBase64(header.slice(6).trim().replace(/-/g, '+').replace(/_/g, '/')));
+    // Standard or URL-safe base64, padded or not (the C SDK pads its URL-safe form).
+    const b64 = header.slice(6).trim().replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
+    const decoded = new TextDecoder().decode(fromBase64(b64 + '='.repeat((4 - (b64.length % 4)) % 4)));
     const colon = decoded.indexOf(':');
     return decodeURIComponent((colon < 0 ? decoded : decoded.slice(0, colon)).replace(/\+/g, ' '));
   } catch {

@@ -91,7 +91,7 @@ const controllerSettingsSuite: Suite = ({ client }) => {
     for (const body of bad) {
       const r = await admin.call('createControllerSetting', { body: body as never });
       expect(r.status, JSON.stringify(body).slice(0, 100)).toBe(400);
-      expect(r.body.error.code).toBe('COULD_NOT_VALIDATE');
+      expect(r.body.error?.code).toBe('COULD_NOT_VALIDATE');
     }
     expect((await admin.call('detailControllerSetting', { path: { id: 'c1' } })).status).toBe(404);
     const patch = await admin.call('patchControllerSetting', { path: { id: 'global' }, body: { oidc: { redirectUris: ['ftp'] } } });
@@ -99,7 +99,7 @@ const controllerSettingsSuite: Suite = ({ client }) => {
     expect((await admin.ok('detailControllerSetting', { path: { id: 'global' } })).data.oidc!.redirectUris).toBeNull();
     const del = await admin.call('deleteControllerSetting', { path: { id: 'global' } });
     expect(del.status).toBe(400);
-    expect(del.body.error.code).toBe('ENTITY_CAN_NOT_BE_DELETED');
+    expect(del.body.error?.code).toBe('ENTITY_CAN_NOT_BE_DELETED');
     expect((await admin.call('patchControllerSetting', { path: { id: 'nope' }, body: { oidc: {} } })).status).toBe(404);
     // Non-admins and anonymous callers are refused.
     expect((await client().get('/edge/management/v1/controller-settings')).status).toBe(401);

@@ -534,10 +534,10 @@ function scopesOf(claims: { scopes?: string[] }, requested: string | undefined):
 }
 
 /** Mints the next tokens of a session and rotates its refresh token; the loser of a race gets invalid_grant. */
-async function rotate(svc: ServiceContext, claims: RefreshClaims, grant: Grant): Promise<MintedTokens> {
+async function rotate(svc: ServiceContext, claims: RefreshClaims, grant: Grant, only?: 'access'): Promise<MintedTokens> {
   const { deps } = svc;
   const nextJti = uuid();
-  const tokens = await mintTokens(deps, grant, { withRefresh: true, refreshJti: nextJti });
+  const tokens = await mintTokens(deps, grant, { withRefresh: true, refreshJti: nextJti, only });
   if (!(await rotateRefresh(deps.db, claims.z_asid, claims.jti, nextJti, deps.now(), tokens.refresh!.exp * 1000))) {
     throw new OAuthError('invalid_grant', 'the refresh token has been used already');
   }
@@ -595,19 +595,19 @@ async function exchangeGrant(svc: ServiceContext, input: TokenInput): Promise<To
   const scopes = scopeParam ? toSet(scopeParam.split(' ').filter(Boolean)) : Array.isArray(claims.scopes) ? claims.scopes : [];
   const grant = await grantFromRefresh(deps, claims, input.issuer, scopes, audience);
   if (requested === TOKEN_TYPES.id) {
-    const tokens = await mintTokens(deps, grant, { withRefresh: false });
+    const tokens = await mintTokens(deps, grant, { withRefresh: false, only: 'id' });
     return { access_token: tokens.idToken, issued_token_type: TOKEN_TYPES.id, token_type: 'N_A' };
   }
   if (requested === TOKEN_TYPES.access) {
-    const tokens = await mintTokens(deps, grant, { withRefresh: false });
+    const tokens = await mintTokens(deps, grant, { withRefresh: false, only: 'access' });
     return { access_token: tokens.accessToken, issued_token_type: TOKEN_TYPES.access, token_type: 'Bearer', expires_in: tokens.expiresIn, scope: scopes.join(' ') };
   }
   let tokens: MintedTokens;
   if (subjectType === TOKEN_TYPES.refresh) {
-    tokens = await rotate(svc, claims, grant);
+    tokens = await rotate(svc, claims, grant, 'access');
   } else {
     const nextJti = uuid();
-    tokens = await mintTokens(deps, grant, { withRefresh: true, refreshJti: nextJti });
+    tokens = await mintTokens(deps, grant, { withRefresh: true, refreshJti: nextJti, only: 'access' });
     if (!(await replaceRefresh(deps.db, claims.z_asid, nextJti, deps.now(), tokens.refresh!.exp * 1000))) throw new OAuthError('invalid_grant', 'subject_token is invalid, expired or revoked');
   }
   return {

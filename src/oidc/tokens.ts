@@ -134,11 +134,12 @@ function sessionClaims(grant: Grant): SessionClaims {
 }
 
 /**
- * Mints an access token and an ID token, and a refresh token when `withRefresh` (scope `offline_access`).
+ * Mints an access token and an ID token (or only one of them), and a refresh token when `withRefresh`
+ * (scope `offline_access`).
  * The refresh token of a new family shares the access token's `jti`, as the controller's does (§6.3);
  * `refreshJti` names a rotated one.
  */
-export async function mintTokens(deps: Deps, grant: Grant, options: { withRefresh: boolean; refreshJti?: string }): Promise<MintedTokens> {
+export async function mintTokens(deps: Deps, grant: Grant, options: { withRefresh: boolean; refreshJti?: string; only?: 'access' | 'id' }): Promise<MintedTokens> {
   const { accessTokenSeconds, idTokenSeconds, refreshTokenSeconds } = deps.config.oidc;
   const nowMs = deps.now();
   const now = Math.floor(nowMs / 1000);
@@ -156,7 +157,8 @@ export async function mintTokens(deps: Deps, grant: Grant, options: { withRefres
     z_t: ACCESS_TOKEN_TYPE,
     z_iatms: nowMs,
   };
-  const accessToken = await sign(deps, access);
+  // An exchange asks for one kind of token: the other is not signed (`only`).
+  const accessToken = options.only === 'id' ? '' : await sign(deps, access);
   const id = {
     iss: grant.issuer,
     sub: grant.identity.id,
@@ -168,13 +170,13 @@ export async function mintTokens(deps: Deps, grant: Grant, options: { withRefres
     amr: custom.amr,
     azp: grant.clientId,
     client_id: grant.clientId,
-    at_hash: await accessTokenHash(accessToken),
+    ...(accessToken ? { at_hash: await accessTokenHash(accessToken) } : {}),
     name: grant.identity.name,
     z_ia: grant.identity.isAdmin,
     ...(grant.identity.externalId ? { z_eid: grant.identity.externalId } : {}),
     z_asid: custom.z_asid,
   };
-  const idToken = await sign(deps, id);
+  const idToken = options.only === 'access' ? '' : await sign(deps, id);
   let refresh: RefreshClaims | undefined;
   let refreshToken: string | undefined;
   if (options.withRefresh) {

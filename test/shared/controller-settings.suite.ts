@@ -4,8 +4,6 @@ import { TypedApi, type ManagementOperations } from '../helpers/typed-api.js';
 import { OidcClient } from './oidc-fixtures.js';
 import type { Suite } from './suite.js';
 
-/** The controller id of both test runtimes (ZITI_CONTROLLER_ID unset: the API host name). */
-const THIS_CONTROLLER = 'localhost';
 const DEFAULT_REDIRECTS = ['openziti://auth/callback', 'https://127.0.0.1:*/auth/callback', 'http://127.0.0.1:*/auth/callback', 'https://localhost:*/auth/callback', 'http://localhost:*/auth/callback'];
 
 /**
@@ -15,6 +13,8 @@ const DEFAULT_REDIRECTS = ['openziti://auth/callback', 'https://127.0.0.1:*/auth
  */
 const controllerSettingsSuite: Suite = ({ client }) => {
   let token = '';
+  /** This controller's id, as /controllers lists it. */
+  let THIS_CONTROLLER = '';
   const admin = new TypedApi<ManagementOperations>(client, 'management', () => token);
   const oidc = new OidcClient(client);
   /** Whether the provider accepts this redirect URI at authorize. */
@@ -22,6 +22,7 @@ const controllerSettingsSuite: Suite = ({ client }) => {
 
   beforeAll(async () => {
     token = await client().login();
+    THIS_CONTROLLER = (await admin.ok('listControllers')).data[0].id;
   });
   // Leave the settings as other suites expect them: global inheriting the defaults, no override.
   afterAll(async () => {

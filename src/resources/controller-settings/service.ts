@@ -45,6 +45,14 @@ function effectiveOf(global: ControllerSettingRow | undefined, instance: Control
   };
 }
 
+/**
+ * This controller's id, as `/controllers` lists it: `ZITI_CONTROLLER_ID`, else the first 16 hex digits of the
+ * server certificate's SHA-1 (all instances of a deployment share the certificate, so they are one controller).
+ */
+export function controllerId(deps: Deps): string {
+  return deps.config.oidc.controllerId ?? deps.pki.serverFingerprint.slice(0, 16);
+}
+
 /** Another instance's change is seen within this long; this instance's own at once. */
 const CACHE_MS = 10_000;
 const cache = new WeakMap<Deps, { at: number; value: Promise<EffectiveOidcSettings> }>();
@@ -53,7 +61,7 @@ const cache = new WeakMap<Deps, { at: number; value: Promise<EffectiveOidcSettin
 export function effectiveOidcSettings(deps: Deps): Promise<EffectiveOidcSettings> {
   const hit = cache.get(deps);
   if (hit && deps.now() - hit.at < CACHE_MS) return hit.value;
-  const id = deps.config.oidc.controllerId;
+  const id = controllerId(deps);
   const value = findSettings(deps.db, [GLOBAL_SETTINGS_ID, id]).then((rows) => effectiveOf(rows.find((r) => r.id === GLOBAL_SETTINGS_ID), rows.find((r) => r.id === id && id !== GLOBAL_SETTINGS_ID)));
   value.catch(() => cache.delete(deps));
   cache.set(deps, { at: deps.now(), value });
@@ -115,6 +123,6 @@ export async function effectiveDetail(deps: Deps, id: string) {
   if (!global) throw notFound('controllerSetting', GLOBAL_SETTINGS_ID);
   if (id === GLOBAL_SETTINGS_ID) return renderEffective(global, { oidc: effectiveOf(global, undefined) }, null);
   const instance = await findSetting(deps.db, id);
-  if (!instance && id !== deps.config.oidc.controllerId) throw notFound('controllerSetting', id);
+  if (!instance && id !== controllerId(deps)) throw notFound('controllerSetting', id);
   return renderEffective(instance ?? { ...global, id }, { oidc: effectiveOf(global, instance) }, instance ? settingsOf(instance) : null);
 }

@@ -253,7 +253,9 @@ export function oidcRoutes(runtime: Runtime): Hono {
   for (const page of ['username', 'password', 'cert', 'ext-jwt'] as const) {
     app.get(`/login/${page}`, async (c) => {
       named(c, 'loginPage');
-      const id = c.req.query('authRequestID') ?? c.req.query('id') ?? '';
+      // Echoed into a header and a page: only what an id can look like.
+      const raw = c.req.query('authRequestID') ?? c.req.query('id') ?? '';
+      const id = /^[A-Za-z0-9-]{1,64}$/.test(raw) ? raw : '';
       const headers = { 'auth-request-id': id };
       if (page === 'cert' || page === 'ext-jwt') return plain('please POST to this URL', 200, headers);
       return html(loginPage(await issuer(c), id), 200, headers);

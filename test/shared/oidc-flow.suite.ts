@@ -197,6 +197,14 @@ const oidcFlowSuite: Suite = ({ client, db }) => {
       expect((await oidc.login({ ...flow, id: 'x'.repeat(5000) }, 'username', { username: user.username, password: PASSWORD })).status).toBe(401);
       expect((await c.request('/oidc/login/totp', { method: 'POST', body: { id: flow.id, code: '123456' } })).status).toBe(401);
       expect((await c.get('/oidc/authorize/callback?id=nope')).status).toBe(400);
+      // Hostile ids are never echoed into a header or the page.
+      const hostile = await c.get('/oidc/login/username?authRequestID=%0d%0aset-cookie:%20x%3D1%3Cscript%3E');
+      expect(hostile.status).toBe(200);
+      expect(hostile.headers.get('auth-request-id')).toBe('');
+      expect(hostile.headers.get('set-cookie')).toBeNull();
+      expect(hostile.text).not.toContain('<script>');
+      expect((await c.request('/oidc/oauth/token', { method: 'POST', raw: 'grant_type=authorization_code&client_id=openziti&code_verifier=x&code=%FF%FE', headers: { 'content-type': FORM } })).status).toBe(400);
+      expect((await c.request('/oidc/authorize?client_id=openziti&redirect_uri=%E0%A4%A', {})).status).toBe(400);
       // Not finished: the error goes to the client's redirect URI.
       const early = await oidc.callback(flow);
       expect(early.reply.status).toBe(302);

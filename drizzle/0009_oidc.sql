@@ -70,8 +70,12 @@ CREATE INDEX `oidc_sessions_authenticator_idx` ON `oidc_sessions` (`authenticato
 CREATE INDEX `oidc_sessions_expires_idx` ON `oidc_sessions` (`expires_at`);--> statement-breakpoint
 CREATE TABLE `oidc_signing_keys` (
 	`kid` text PRIMARY KEY NOT NULL,
+	`use` text DEFAULT 'server' NOT NULL,
 	`alg` text NOT NULL,
 	`jwk` text NOT NULL,
+	`encrypted_key` text,
 	`not_after` integer NOT NULL,
 	`created_at` integer NOT NULL
 );
+--> statement-breakpoint
+CREATE INDEX `oidc_signing_keys_use_idx` ON `oidc_signing_keys` (`use`,`not_after`);

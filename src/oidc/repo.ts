@@ -2,7 +2,7 @@
  * The OIDC provider's queries (src/db/schema/oidc.ts). Every step of a flow is a conditional write whose row
  * count decides, so that concurrent or replayed requests cannot both succeed.
  */
-import { and, asc, eq, getTableColumns, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { identityEnabledAt } from '../auth/repo.js';
 import type { Db, SQL, Statement } from '../db/client.js';
 import { configTypes, identities, oidcAuthRequests, oidcRevocations, oidcSessions, oidcSigningKeys } from '../db/schema/index.js';
@@ -227,12 +227,20 @@ export async function pruneRevocations(db: Db, before: number): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------
 // Signing keys
 
+/** Records a key (its kid is unique: a second instance's insert of the same key changes nothing). */
 export async function publishSigningKey(db: Db, row: SigningKeyRow): Promise<void> {
   await db.insert(oidcSigningKeys).values(row).onConflictDoNothing();
 }
 
-export async function readSigningKeys(db: Db): Promise<SigningKeyRow[]> {
-  return db.select().from(oidcSigningKeys);
+/** Every recorded key, public parts only. */
+export async function readSigningKeys(db: Db): Promise<Omit<SigningKeyRow, 'encryptedKey'>[]> {
+  const { encryptedKey: _private, ...publicColumns } = getTableColumns(oidcSigningKeys);
+  return db.select(publicColumns).from(oidcSigningKeys);
+}
+
+/** The ID-token keys with their (encrypted) private keys, the longest-lived first. */
+export async function readIdTokenKeys(db: Db): Promise<SigningKeyRow[]> {
+  return db.select().from(oidcSigningKeys).where(eq(oidcSigningKeys.use, 'id-token')).orderBy(desc(oidcSigningKeys.notAfter), asc(oidcSigningKeys.kid)).limit(5);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -218,7 +218,7 @@ export function oidcRoutes(runtime: Runtime): Hono {
       response_modes_supported: ['query'],
       grant_types_supported: ['authorization_code', 'refresh_token', TOKEN_EXCHANGE_GRANT],
       subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['ES256'],
+      id_token_signing_alg_values_supported: ['RS256'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
       revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
       introspection_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],

@@ -1,6 +1,6 @@
 /**
  * The controller's tokens (reference oidc.md §6): access (`z_t: "a"`), ID and refresh (`z_t: "r"`) tokens
- * with OpenZiti's claims, signed ES256 with the server certificate's key. Beyond the controller's claims,
+ * with OpenZiti's claims, signed ES256 with the server certificate's key (ID tokens RS256, src/oidc/keys.ts). Beyond the controller's claims,
  * access tokens carry `amr` (so `isMfaComplete` is true after TOTP, §11.6), `name` and `z_apid` (the auth
  * policy), so that a request presenting one needs no store read to know its caller, and `z_iatms` (the
  * issue time in milliseconds, which revocations compare against; ADR 0009).
@@ -9,7 +9,7 @@ import { SignJWT } from 'jose';
 import type { Deps } from '../deps.js';
 import { toBase64 } from '../lib/encoding.js';
 import { uuid } from '../lib/ids.js';
-import { signingKey, SIGNING_ALG } from './keys.js';
+import { idTokenKey, signingKey } from './keys.js';
 
 export const ACCESS_TOKEN_TYPE = 'a';
 export const REFRESH_TOKEN_TYPE = 'r';
@@ -107,9 +107,10 @@ export interface MintedTokens {
   expiresIn: number;
 }
 
-async function sign(deps: Deps, claims: object): Promise<string> {
-  const key = await signingKey(deps);
-  return new SignJWT({ ...claims }).setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+/** Signs with the server key (ES256), or the ID-token key (RS256) for `id`. */
+async function sign(deps: Deps, claims: object, id = false): Promise<string> {
+  const key = id ? await idTokenKey(deps) : await signingKey(deps);
+  return new SignJWT({ ...claims }).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
 }
 
 function base64url(bytes: ArrayBuffer | Uint8Array): string {
@@ -176,7 +177,7 @@ export async function mintTokens(deps: Deps, grant: Grant, options: { withRefres
     ...(grant.identity.externalId ? { z_eid: grant.identity.externalId } : {}),
     z_asid: custom.z_asid,
   };
-  const idToken = options.only === 'access' ? '' : await sign(deps, id);
+  const idToken = options.only === 'access' ? '' : await sign(deps, id, true);
   let refresh: RefreshClaims | undefined;
   let refreshToken: string | undefined;
   if (options.withRefresh) {

@@ -1,6 +1,6 @@
 /**
  * Verification of the controller's own tokens (reference oidc.md §7.1, §12.4): the signature under a
- * published controller key named by `kid` (ES256 only), `exp`/`nbf` against the app's clock, the token
+ * recorded controller key named by `kid` (ES256 server keys; RS256 for ID tokens), `exp`/`nbf` against the app's clock, the token
  * type `z_t`, the audience (`openziti` or `native`) and the issuer (any of the controller's host names).
  * Unlike the controller's REST path, audience, issuer and revocations are checked too (ADR 0009).
  *
@@ -10,7 +10,7 @@
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import type { Deps } from '../deps.js';
 import { acceptedIssuer, CLIENT_IDS } from './clients.js';
-import { SIGNING_ALG, verificationKey } from './keys.js';
+import { ID_TOKEN_ALG, SIGNING_ALG, verificationKey } from './keys.js';
 import { ACCESS_TOKEN_TYPE, type AccessClaims } from './tokens.js';
 
 /** Tokens longer than this are not tokens of this controller: refused before any parsing. */
@@ -26,10 +26,11 @@ export async function verifyControllerJwt(deps: Deps, token: string): Promise<JW
   if (token.length > MAX_TOKEN_LENGTH || token.split('.').length !== 3) return undefined;
   try {
     const header = decodeProtectedHeader(token);
-    if (header.alg !== SIGNING_ALG || typeof header.kid !== 'string') return undefined;
+    if ((header.alg !== SIGNING_ALG && header.alg !== ID_TOKEN_ALG) || typeof header.kid !== 'string') return undefined;
     const key = await verificationKey(deps, header.kid);
     if (!key) return undefined;
-    const { payload } = await jwtVerify(token, key, { algorithms: [SIGNING_ALG], currentDate: new Date(deps.now()), requiredClaims: ['exp'] });
+    // The key's own type must fit the algorithm (jose refuses an RSA key for ES256 and the reverse).
+    const { payload } = await jwtVerify(token, key, { algorithms: [header.alg], currentDate: new Date(deps.now()), requiredClaims: ['exp'] });
     return payload;
   } catch {
     return undefined;

@@ -38,7 +38,7 @@ const oidcFlowSuite: Suite = ({ client, db }) => {
           end_session_endpoint: `${ISSUER}/end_session`,
           response_types_supported: ['code'],
           code_challenge_methods_supported: ['S256'],
-          id_token_signing_alg_values_supported: ['ES256'],
+          id_token_signing_alg_values_supported: ['RS256'],
         });
         expect(reply.body.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange']);
       }
@@ -54,6 +54,12 @@ const oidcFlowSuite: Suite = ({ client, db }) => {
       expect(jwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
       expect(jwk.kid).toMatch(/^[0-9a-f]{40}$/);
       expect(jwk).not.toHaveProperty('d');
+      // ID tokens are RS256 (relying parties of the Go OIDC library accept no other), from a key of their own.
+      const rsa = keys.body.keys.find((k: { kty: string }) => k.kty === 'RSA');
+      expect(rsa).toMatchObject({ alg: 'RS256', use: 'sig', e: 'AQAB' });
+      expect(rsa.kid).toMatch(/^[0-9a-f]{40}$/);
+      expect(rsa).not.toHaveProperty('d');
+      expect(rsa).not.toHaveProperty('p');
       const version = await client().get(`${CLIENT}/version`);
       expect(version.body.data.capabilities).toContain('OIDC_AUTH');
       expect(version.body.data.apiVersions['edge-oidc'].v1).toEqual({ path: '/oidc', apiBaseUrls: ['https://localhost:1280/oidc'] });
@@ -91,14 +97,15 @@ const oidcFlowSuite: Suite = ({ client, db }) => {
 
       // Signed with a published key; the claims of §6.
       const jwks = createLocalJWKSet((await client().get('/oidc/keys')).body);
-      const access = (await jwtVerify(t.access_token, jwks, { issuer: ISSUER, audience: 'openziti' })).payload as Record<string, any>;
+      const access = (await jwtVerify(t.access_token, jwks, { issuer: ISSUER, audience: 'openziti', algorithms: ['ES256'] })).payload as Record<string, any>;
       expect(decodeProtectedHeader(t.access_token)).toMatchObject({ alg: 'ES256', typ: 'JWT' });
       expect(access).toMatchObject({ sub: user.identityId, aud: ['openziti'], z_t: 'a', z_aid: 'openziti', z_authid: user.authenticatorId, scopes: ['offline_access', 'openid'], amr: ['password'], z_cfs: null, z_ice: false });
       expect(access.z_asid).toMatch(/^[0-9a-f-]{36}$/);
       expect(access).not.toHaveProperty('z_ia');
       expect(access.exp - access.iat).toBe(1800);
       expect(access.z_sdk).toMatchObject({ type: 'test-sdk', version: '1.2.3' });
-      const id = (await jwtVerify(t.id_token, jwks, { issuer: ISSUER, audience: 'openziti' })).payload as Record<string, any>;
+      const id = (await jwtVerify(t.id_token, jwks, { issuer: ISSUER, audience: 'openziti', algorithms: ['RS256'] })).payload as Record<string, any>;
+      expect(decodeProtectedHeader(t.id_token)).toMatchObject({ alg: 'RS256', typ: 'JWT' });
       expect(id).toMatchObject({ sub: user.identityId, nonce: 'n-123', azp: 'openziti', z_ia: false, amr: ['password'] });
       expect(typeof id.name).toBe('string');
       const refresh = claims(t.refresh_token);

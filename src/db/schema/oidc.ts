@@ -107,19 +107,30 @@ export const oidcRevocations = sqliteTable(
 );
 
 /**
- * Public keys that signed tokens: each instance records the key it signs with before its first token, so
- * that after a certificate renewal the previous key stays published (`/oidc/keys`) and verifiable until
- * every token it signed has expired.
+ * Keys that sign tokens, by `kid` (the SHA-1 of the key's certificate):
+ * - `server`: the TLS server certificate's key (ES256), which signs access, refresh and service tokens.
+ *   Each instance records its public key before its first token, so that after a certificate renewal the
+ *   previous key stays published (`/oidc/keys`) and verifiable until every token it signed has expired;
+ * - `id-token`: an RSA key (RS256) with a certificate from the controller's signer, which signs ID tokens
+ *   (relying parties such as the Go SDK's accept only RS256 ID tokens). Shared by all instances, its private
+ *   key stored encrypted under CONTROLLER_SECRET like the PKI's; replaced 30 days before it expires.
  */
-export const oidcSigningKeys = sqliteTable('oidc_signing_keys', {
-  kid: text('kid').primaryKey(),
-  alg: text('alg').notNull(),
-  /** The public JWK, JSON. */
-  jwk: text('jwk').notNull(),
-  /** When the certificate of the key expires (Unix ms). */
-  notAfter: integer('not_after').notNull(),
-  createdAt: integer('created_at').notNull(),
-});
+export const oidcSigningKeys = sqliteTable(
+  'oidc_signing_keys',
+  {
+    kid: text('kid').primaryKey(),
+    use: text('use', { enum: ['server', 'id-token'] }).notNull().default('server'),
+    alg: text('alg').notNull(),
+    /** The public JWK, JSON. */
+    jwk: text('jwk').notNull(),
+    /** `id-token` keys: the encrypted PKCS#8 private key (src/pki/secrets.ts format). */
+    encryptedKey: text('encrypted_key'),
+    /** When the certificate of the key expires (Unix ms). */
+    notAfter: integer('not_after').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('oidc_signing_keys_use_idx').on(t.use, t.notAfter)],
+);
 
 /**
  * `/controller-settings`: the `global` row (seeded by the migration, never deleted) and per-controller

@@ -43,6 +43,13 @@ module.exports = {
       to: { path: ['^src/http/', '^hono($|/)'] },
     },
     {
+      name: 'oidc-flows-not-to-http',
+      severity: 'error',
+      comment: 'The OIDC provider: only its routes speak HTTP; flows, tokens, keys and revocations never import http/ or Hono.',
+      from: { path: '^src/oidc/', pathNot: '^src/oidc/routes\\.ts$' },
+      to: { path: ['^src/http/', '^hono($|/)'] },
+    },
+    {
       name: 'lower-layers-not-to-resources',
       severity: 'error',
       comment: 'The store and pure code do not depend on resources.',

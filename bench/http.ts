@@ -28,6 +28,8 @@ export interface Reply {
   body: string;
   /** Milliseconds from sending the request to the last byte of the response. */
   ms: number;
+  /** The `Location` header of a redirect (the OIDC flow follows them by hand). */
+  location?: string;
 }
 
 export type Agent = http.Agent | https.Agent;
@@ -62,7 +64,7 @@ export function send(agent: Agent, target: Target, spec: RequestSpec, timeoutMs 
     const req = (secure ? https : http).request(options as https.RequestOptions, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started, location: res.headers.location }));
       res.on('error', reject);
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`timeout after ${timeoutMs} ms: ${spec.method} ${url.pathname}`)));

@@ -62,6 +62,21 @@ export class Sessions {
     return token;
   }
 
+  private oidc = new Map<string, Promise<string | undefined>>();
+
+  /**
+   * An OIDC access token for the user, by the provider's whole flow (authorize with PKCE, password login,
+   * callback, code redemption), cached; undefined when the controller has no OIDC provider.
+   */
+  accessToken(user: BenchUser): Promise<string | undefined> {
+    let token = this.oidc.get(user.identityId);
+    if (!token) {
+      token = oidcFlow(this.client, user.username, this.password);
+      this.oidc.set(user.identityId, token);
+    }
+    return token;
+  }
+
   private async open(user: BenchUser, api: string): Promise<string> {
     const reply = await this.client.json({
       method: 'POST',
@@ -77,6 +92,32 @@ export class Sessions {
     return insertApiSession(this.store, user);
   }
 }
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const REDIRECT = 'http://127.0.0.1:20314/auth/callback';
+
+function base64url(bytes: Uint8Array | ArrayBuffer): string {
+  return Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)).toString('base64url');
+}
+
+/** The authorization-code flow an SDK runs (docs/auth.md, OIDC); undefined when /oidc is not served. */
+async function oidcFlow(client: Client, username: string, password: string): Promise<string | undefined> {
+  const verifier = base64url(crypto.getRandomValues(new Uint8Array(40)));
+  const challenge = base64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
+  const query = new URLSearchParams({ client_id: 'openziti', response_type: 'code', scope: 'openid offline_access', redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 'bench' });
+  const authorize = await client.send({ method: 'GET', path: `/oidc/authorize?${query}` });
+  if (authorize.status !== 302 || !authorize.location) return undefined;
+  const id = new URL(authorize.location).searchParams.get('authRequestID') ?? '';
+  const login = await client.send({ method: 'POST', path: '/oidc/login/username', body: json({ id, username, password }) });
+  if (login.status !== 302 || !login.location) throw new Error(`OIDC login of ${username} answered ${login.status}`);
+  const callback = await client.send({ method: 'GET', path: new URL(login.location).pathname + new URL(login.location).search });
+  const code = new URL(callback.location ?? 'http://x/').searchParams.get('code') ?? '';
+  const tokens = await client.json({ method: 'POST', path: '/oidc/oauth/token', headers: FORM, body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: 'openziti', redirect_uri: REDIRECT }).toString() });
+  if (tokens.status !== 200) throw new Error(`OIDC token request answered ${tokens.status}`);
+  return tokens.body.access_token as string;
+}
+
+const withBearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -97,6 +138,17 @@ export const SCENARIOS: Scenario[] = [
     floor: 'read',
     async build({ model, sessions }) {
       return [{ method: 'GET', path: `${CLIENT}/current-api-session`, headers: withSession(await sessions.token(model.typical)) }];
+    },
+  },
+  {
+    // The same operation with an OIDC access token: no store statement for the caller (docs/auth.md).
+    name: 'current API session (bearer token)',
+    operation: `GET ${CLIENT}/current-api-session (Authorization: Bearer)`,
+    floor: 'read',
+    async build({ model, sessions }) {
+      const token = await sessions.accessToken(model.typical);
+      if (!token) return { skip: 'no OIDC provider (ZITI_OIDC=false)' };
+      return [{ method: 'GET', path: `${CLIENT}/current-api-session`, headers: withBearer(token) }];
     },
   },
   {
@@ -130,6 +182,35 @@ export const SCENARIOS: Scenario[] = [
     floor: 'read',
     async build({ model, sessions }) {
       return [{ method: 'GET', path: `${CLIENT}/services`, headers: withSession(await sessions.token(model.worst)) }];
+    },
+  },
+  {
+    name: 'list services (bearer token, typical identity)',
+    operation: `GET ${CLIENT}/services (Authorization: Bearer)`,
+    floor: 'read',
+    async build({ model, sessions }) {
+      const token = await sessions.accessToken(model.typical);
+      const request: RequestSpec = { method: 'GET', path: `${CLIENT}/services`, headers: withBearer(token ?? '') };
+      if (!token) return { skip: 'no OIDC provider (ZITI_OIDC=false)', probe: request };
+      return [request];
+    },
+  },
+  {
+    // Token issuance: an RFC 8693 exchange of an access token for a new access token (one session and one
+    // identity read, two ES256 signatures: access and ID token).
+    name: 'OIDC token issuance (token exchange)',
+    operation: 'POST /oidc/oauth/token (token exchange, access token for access token)',
+    floor: 'read',
+    async build({ model, sessions }) {
+      const token = await sessions.accessToken(model.typical);
+      if (!token) return { skip: 'no OIDC provider (ZITI_OIDC=false)' };
+      const body = new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: token,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        requested_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      }).toString();
+      return [{ method: 'POST', path: '/oidc/oauth/token', headers: { ...FORM, authorization: `Basic ${Buffer.from('openziti:').toString('base64')}` }, body }];
     },
   },
   {

@@ -11,6 +11,7 @@ import { authenticatorHandlers } from './resources/authenticators/handlers.js';
 import { authPolicyHandlers } from './resources/auth-policies/handlers.js';
 import { configTypeHandlers } from './resources/config-types/handlers.js';
 import { configHandlers } from './resources/configs/handlers.js';
+import { controllerSettingHandlers } from './resources/controller-settings/handlers.js';
 import { caHandlers } from './resources/cas/handlers.js';
 import { edgeRouterPolicyHandlers } from './resources/edge-router-policies/handlers.js';
 import { edgeRouterHandlers } from './resources/edge-routers/handlers.js';
@@ -108,5 +109,6 @@ export const managementApi: ApiDefinition = {
     postureCheckHandlers,
     postureCheckTypeHandlers,
     postureDataHandlers,
+    controllerSettingHandlers,
   ),
 };

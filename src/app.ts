@@ -8,6 +8,7 @@ import { shortId } from './lib/ids.js';
 import { clientApi, managementApi } from './apis.js';
 import { CONTROLLER_VERSION, type Config } from './config.js';
 import { observe } from './observability/middleware.js';
+import { oidcRoutes } from './oidc/routes.js';
 
 const CORS_HEADERS = {
   'access-control-allow-credentials': 'true',
@@ -70,6 +71,10 @@ export function createApp(runtime: Runtime): Hono {
 
   // Health checks, /metrics, the request log line and counters (src/observability).
   app.use(observe(runtime));
+
+  // The OIDC provider, when enabled (ZITI_OIDC); otherwise /oidc paths are unknown paths.
+  app.use('/oidc/*', async (c, next) => ((await runtime.deps(c.env)).config.oidc.enabled ? next() : c.notFound()));
+  app.route('/oidc', oidcRoutes(runtime));
 
   registerApi(app, clientApi, runtime);
   registerApi(app, managementApi, runtime);

@@ -48,6 +48,29 @@ export interface Config {
   jwksAllowPrivate: boolean;
   /** Deadline of one JWKS fetch (connect, redirects and body), in milliseconds. */
   jwksTimeoutMs: number;
+  /** The OIDC provider under `/oidc` and bearer access tokens on both APIs (src/oidc, docs/auth.md). */
+  oidc: OidcConfig;
+}
+
+export interface OidcConfig {
+  /** `ZITI_OIDC` (default true): serve `/oidc`, accept bearer tokens, announce `OIDC_AUTH` in `/version`. */
+  enabled: boolean;
+  /**
+   * This controller's id in `/controllers` and `/controller-settings` (`ZITI_CONTROLLER_ID`); null: the
+   * first 16 hex digits of the server certificate's SHA-1 (src/resources/controller-settings/service.ts).
+   */
+  controllerId: string | null;
+  /** Access-token lifetime (`ZITI_OIDC_ACCESS_TOKEN_MINUTES`, default 30, at least 1). */
+  accessTokenSeconds: number;
+  /** ID-token lifetime (`ZITI_OIDC_ID_TOKEN_MINUTES`, default 30, at least 1). */
+  idTokenSeconds: number;
+  /** Refresh-token lifetime (`ZITI_OIDC_REFRESH_TOKEN_MINUTES`, default 1440; always more than access + 1 minute). */
+  refreshTokenSeconds: number;
+  /**
+   * How stale this instance's copy of the revocation list may get (`ZITI_OIDC_REVOCATION_POLL_MS`, default
+   * 5000): a revocation written by any instance stops a token everywhere within this bound (src/oidc/revocations.ts).
+   */
+  revocationPollMs: number;
 }
 
 /**
@@ -119,5 +142,23 @@ export function parseConfig(env: Record<string, string | undefined>, runtimeVers
     corsOrigins: list(env.ZITI_CORS_ORIGINS).map((o) => (o === '*' ? o : o.replace(/\/+$/, '').toLowerCase())),
     jwksAllowPrivate: env.ZITI_JWKS_ALLOW_PRIVATE?.trim().toLowerCase() === 'true',
     jwksTimeoutMs: int(env.ZITI_JWKS_TIMEOUT_MS, 5000, 100, 30_000),
+    oidc: parseOidcConfig(env),
+  };
+}
+
+/** Token lifetimes as the controller intends them (its parser lets the last key set the access lifetime; ADR 0009). */
+function parseOidcConfig(env: Record<string, string | undefined>): OidcConfig {
+  const enabled = env.ZITI_OIDC === undefined || env.ZITI_OIDC.trim() === '' ? true : bool('ZITI_OIDC', env.ZITI_OIDC);
+  const accessTokenSeconds = int(env.ZITI_OIDC_ACCESS_TOKEN_MINUTES, 30, 1, 60 * 24) * 60;
+  const idTokenSeconds = int(env.ZITI_OIDC_ID_TOKEN_MINUTES, 30, 1, 60 * 24) * 60;
+  // A refresh token must outlive the access token by more than a minute.
+  const refreshTokenSeconds = Math.max(int(env.ZITI_OIDC_REFRESH_TOKEN_MINUTES, 24 * 60, 1, 60 * 24 * 30) * 60, accessTokenSeconds + 61);
+  return {
+    enabled,
+    controllerId: env.ZITI_CONTROLLER_ID?.trim() || null,
+    accessTokenSeconds,
+    idTokenSeconds,
+    refreshTokenSeconds,
+    revocationPollMs: int(env.ZITI_OIDC_REVOCATION_POLL_MS, 5000, 50, 60_000),
   };
 }

@@ -5,7 +5,7 @@ export const MANAGEMENT_BASE = '/edge/management/v1';
  * Maps a request path onto the routed one, as the controller does:
  * - `//` inside paths is collapsed (the admin console sends them);
  * - the legacy `/edge/v1/...` prefix is the client API;
- * - anything outside `/edge`, `/fabric` and `/.well-known` is the client API (`/authenticate`,
+ * - anything outside `/edge`, `/fabric`, `/oidc` and `/.well-known` is the client API (`/authenticate`,
  *   `/enroll`, `/version` at the root), and so is the root `/.well-known/est/cacerts`.
  */
 export function canonicalPath(rawPath: string): string {
@@ -15,6 +15,8 @@ export function canonicalPath(rawPath: string): string {
   if (p === '/edge/v1' || p.startsWith('/edge/v1/')) return CLIENT_BASE + p.slice('/edge/v1'.length);
   if (p.startsWith('/.well-known/')) return CLIENT_BASE + p;
   if (p.startsWith('/edge') || p.startsWith('/fabric')) return p;
+  // The OIDC provider (src/oidc/routes.ts) is its own tree.
+  if (p === '/oidc' || p.startsWith('/oidc/')) return p;
   return p === '/' ? CLIENT_BASE : CLIENT_BASE + p;
 }
 

@@ -10,7 +10,7 @@ import { created, empty, json, ok } from './envelope.js';
 import { ApiError, messageError } from '../errors.js';
 import type { HandlerMap, OperationTypes, OpContext, Replies, Reply } from './handler.js';
 import type { OperationSpec } from './operation.js';
-import { loadSession, type RequestSession } from './session.js';
+import { loadBearerSession, loadSession, type RequestSession } from './session.js';
 import { MAX_BODY_BYTES, mediaType, parseJsonBody, readBodyCapped, validateParams, zodIssueToError } from './validate.js';
 
 export interface ApiDefinition {
@@ -108,12 +108,20 @@ async function run(
   const defer = (p: Promise<unknown>) => runtime.waitUntil(p.catch((e) => deps.log.error('deferred write failed', { requestId, error: String(e) })), safeExecutionCtx(c));
 
   let session: RequestSession | undefined;
+  let address: string | undefined;
+  const callerAddress = () => (address ??= clientAddress(c, deps.config.trustedProxies));
   if (access !== 'anonymous') {
     const token = c.req.header('zt-session');
-    if (!token) throw messageError('UNAUTHORIZED', 'unauthenticated for invalid credentials');
-    session = await loadSession(deps, token, defer);
-    if (!session) throw new ApiError('UNAUTHORIZED');
-    session = await withSecondaryExtJwt(deps, session, bearerCandidates(c.req.header('authorization')), requestId);
+    if (token) {
+      session = await loadSession(deps, token, defer);
+      if (!session) throw new ApiError('UNAUTHORIZED');
+      session = await withSecondaryExtJwt(deps, session, bearerCandidates(c.req.header('authorization')), requestId);
+    } else {
+      // No zt-session: an OIDC access token may stand in for it (zt-session wins when both are sent).
+      const candidates = deps.config.oidc.enabled ? bearerCandidates(c.req.header('authorization')) : [];
+      if (candidates.length > 0) session = await loadBearerSession(deps, candidates, callerAddress, defer);
+      if (!session) throw messageError('UNAUTHORIZED', 'unauthenticated for invalid credentials');
+    }
     if (access !== 'partial' && !session.fullyAuthenticated) throw new ApiError('UNAUTHORIZED');
     if (access === 'admin' && !session.isAdmin) throw new ApiError('UNAUTHORIZED');
   }
@@ -133,12 +141,11 @@ async function run(
   // Input is validated even for operations not implemented yet, so bad input is always a 4xx.
   if (!handler) throw new ApiError('NOT_IMPLEMENTED', { code: 'NOT_IMPLEMENTED', message: `operation ${op.operationId} is not implemented` });
 
-  let address: string | undefined;
   const svc: ServiceContext = {
     deps,
     caller: session,
     requestId,
-    clientAddress: () => (address ??= clientAddress(c, deps.config.trustedProxies)),
+    clientAddress: callerAddress,
     defer,
     bearerTokens: () => bearerCandidates(c.req.header('authorization')),
   };
@@ -163,7 +170,9 @@ async function run(
   } as OpContext<OperationTypes>;
   const response = await handler(ctx);
   if (session && !response.headers.has('expiration-seconds')) {
-    response.headers.set('expiration-seconds', String(deps.config.sessionTimeoutSeconds));
+    // An access token's remaining lifetime (reference oidc.md §7.2), else the inactivity timeout.
+    const seconds = session.oidc ? Math.max(0, Math.floor((session.expiresAt - deps.now()) / 1000)) : deps.config.sessionTimeoutSeconds;
+    response.headers.set('expiration-seconds', String(seconds));
     response.headers.set('expires-at', new Date(session.expiresAt).toISOString());
   }
   return response;

@@ -5,6 +5,9 @@ import { hashSessionToken } from '../auth/session-token.js';
 import type { ApiSessionRow, ApiSessionWithToken, IdentityRow } from '../db/schema/rows.js';
 import type { Deps } from '../deps.js';
 import { isUuid } from '../lib/ids.js';
+import { currentDenyList, isRevoked } from '../oidc/revocations.js';
+import type { AccessClaims } from '../oidc/tokens.js';
+import { verifyAccessToken } from '../oidc/verify.js';
 
 // Row types live with the schema (src/db/schema/rows.ts); re-exported for the modules that take them from here.
 export type { ApiSessionRow, ApiSessionWithToken, AuthPolicyRow, IdentityRow } from '../db/schema/rows.js';
@@ -25,8 +28,14 @@ export interface RequestSession {
    * MFA withholds admin rights too (reference auth-and-pki §1.2 quirk; docs/auth.md).
    */
   isAdmin: boolean;
-  /** When the session expires if nothing else happens (last activity + timeout). */
+  /** When the session expires if nothing else happens (last activity + timeout; an access token's `exp`). */
   expiresAt: number;
+  /**
+   * Set when the caller presented an OIDC access token instead of `zt-session`: the session is the token's
+   * (`apiSession.id` is its `z_asid`, nothing is stored), and services that behave differently for such
+   * sessions (logout, `POST /sessions`) read its claims here.
+   */
+  oidc?: { claims: AccessClaims };
 }
 
 /** Activity is written at most once a minute per session: reads must not turn into writes. */
@@ -69,5 +78,67 @@ export async function loadSession(deps: Deps, token: string, defer: (write: Prom
     fullyAuthenticated,
     isAdmin: fullyAuthenticated && (identity.isAdmin || identity.isDefaultAdmin),
     expiresAt: lastActivityAt + timeoutSeconds * 1000,
+  };
+}
+
+/**
+ * The caller of a request that presents an OIDC access token (`Authorization: Bearer`, reference oidc.md
+ * §7.1) and no `zt-session`: the first candidate that verifies (signature, times, type, audience, issuer;
+ * src/oidc/verify.ts) and is not on the deny-list (src/oidc/revocations.ts). No store read: the session is
+ * synthesised from the claims (§7.3) — always fully authenticated, admin as the token says.
+ */
+export async function loadBearerSession(deps: Deps, candidates: string[], clientAddress: () => string, defer: (write: Promise<unknown>) => void): Promise<RequestSession | undefined> {
+  for (const token of candidates) {
+    const claims = await verifyAccessToken(deps, token);
+    if (!claims) continue;
+    if (isRevoked(await currentDenyList(deps, defer), claims)) continue;
+    return bearerSession(deps, token, claims, clientAddress());
+  }
+  return undefined;
+}
+
+function bearerSession(deps: Deps, token: string, c: AccessClaims, ipAddress: string): RequestSession {
+  const now = deps.now();
+  const mfa = Array.isArray(c.amr) && c.amr.includes('totp');
+  const issuedAt = c.iat * 1000;
+  const policyId = typeof c.z_apid === 'string' && c.z_apid ? c.z_apid : 'default';
+  return {
+    apiSession: {
+      id: c.z_asid,
+      createdAt: issuedAt,
+      updatedAt: issuedAt,
+      tags: '{}',
+      isSystem: false,
+      identityId: c.sub,
+      authenticatorId: c.z_authid ?? '',
+      ipAddress,
+      configTypes: JSON.stringify(Array.isArray(c.z_ct) ? c.z_ct : []),
+      isMfaRequired: mfa,
+      isMfaComplete: mfa,
+      passedMfaAt: mfa ? issuedAt : null,
+      isCertExtendable: Boolean(c.z_ice),
+      improperClientCertChain: Boolean(c.z_iccc),
+      lastActivityAt: now,
+      token,
+    },
+    identity: {
+      id: c.sub,
+      name: typeof c.name === 'string' ? c.name : '',
+      typeId: 'Default',
+      isAdmin: c.z_ia === true,
+      isDefaultAdmin: false,
+      authPolicyId: policyId,
+      disabledAt: null,
+      disabledUntil: null,
+      // Not in the token: service-updates reads it for a bearer session (src/resources/current-api-session).
+      servicesChangedAt: null,
+    },
+    // Every factor the policy asks for was passed in the login flow that issued the token.
+    authPolicy: { id: policyId, name: '', requireTotp: false, requireExtJwtSigner: null },
+    authQueries: [],
+    fullyAuthenticated: true,
+    isAdmin: c.z_ia === true,
+    expiresAt: c.exp * 1000,
+    oidc: { claims: c },
   };
 }

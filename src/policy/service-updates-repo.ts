@@ -12,7 +12,7 @@
  * The stamp is the write's own time, so the value moves forward exactly when the list may have changed.
  * The same stamp tells `endSessionsWithoutAccess` which identities' sessions to re-check in that batch.
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import { qualified as q, type Statement } from '../crud/repo.js';
 import type { Db } from '../db/client.js';
 import { identities, identityServiceConfigs, policyLinks, serviceConfigs, sessions } from '../db/schema/index.js';
@@ -56,4 +56,10 @@ export function endSessionsWithoutAccess(db: Db, now: number): Statement {
       AND NOT EXISTS (SELECT 1 FROM ${policyLinks} AS zb JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${q(sessions.identityId)}
         WHERE zb.entity_id = ${q(sessions.serviceId)} AND zb.role = 'service' AND zb.policy_type = lower(${q(sessions.type)}))`,
     );
+}
+
+/** The identity's last service-list change (a bearer session's service-updates: its token does not carry it). */
+export async function servicesChangedAt(db: Db, identityId: string): Promise<number | null> {
+  const rows = await db.select({ at: identities.servicesChangedAt }).from(identities).where(eq(identities.id, identityId)).limit(1);
+  return rows[0]?.at ?? null;
 }

@@ -37,7 +37,8 @@ export class TestClient {
       if (!headers.has('content-type')) headers.set('content-type', 'application/json');
     }
     if (options.token) headers.set('zt-session', options.token);
-    const response = await this.fetcher(new Request(ORIGIN + path, { method: options.method ?? (body ? 'POST' : 'GET'), headers, body }));
+    // Redirects are answers to look at, not to follow (the OIDC provider's flow is a chain of them).
+    const response = await this.fetcher(new Request(ORIGIN + path, { method: options.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' }));
     // Decode bytes ourselves: some bodies (PKCS#7 in base64) are text without a text content type.
     const bytes = new Uint8Array(await response.arrayBuffer());
     const text = new TextDecoder().decode(bytes);

@@ -18,7 +18,7 @@ const seen: string[] = [];
 beforeAll(async () => {
   // The test identity provider listens on 127.0.0.1 over http: the one setting that permits it.
   // The embedded native store: the one `npm start` runs on.
-  t = await createNodeTestApp({ ZITI_JWKS_ALLOW_PRIVATE: 'true', ZITI_JWKS_TIMEOUT_MS: '1000' }, { store: 'native' });
+  t = await createNodeTestApp({ ZITI_JWKS_ALLOW_PRIVATE: 'true', ZITI_JWKS_TIMEOUT_MS: '1000', ZITI_OIDC_REVOCATION_POLL_MS: '1000' }, { store: 'native' });
   recordReplies(t.client, seen);
   jwks = await startJwksServer();
 });

@@ -6,6 +6,7 @@ import { expectConforms } from '../helpers/conform.js';
 import { TypedApi, type ClientOperations, type ManagementOperations } from '../helpers/typed-api.js';
 import { storeFixtures, unique } from './auth-fixtures.js';
 import { expectError, expectFieldError, expectNotFound, uniqueName } from './identities.suite.js';
+import { OidcClient } from './oidc-fixtures.js';
 import { matches, prng } from './policy-model.suite.js';
 import type { Suite } from './suite.js';
 
@@ -297,6 +298,24 @@ const clientViewSuite: Suite = ({ client, db, runtime }) => {
       await create(kept);
       await dial([`@${kept.identityId}`], [`@${kept.sid}`], 'Bind');
       expect(await count(kept.session.apiSessionId)).toBe(1);
+    });
+
+    it('with an OIDC access token: the same services, a signed service-access token for a session, nothing stored', async () => {
+      const d = await dialable();
+      const bearer = (await new OidcClient(client).passwordTokens(d.username, PASSWORD)).access_token;
+      const headers = { authorization: `Bearer ${bearer}` };
+      const listed = await client().request(`${CLIENT}/services`, { headers });
+      expect(listed.status, listed.text).toBe(200);
+      expect(listed.body.data.map((s: { id: string }) => s.id)).toEqual([d.sid]);
+      const created = await client().request(`${CLIENT}/sessions`, { headers, body: { serviceId: d.sid } });
+      expect(created.status, created.text).toBe(201);
+      const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(created.body.data.token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0))));
+      expect(claims).toMatchObject({ sub: d.sid, z_iid: d.identityId, z_st: 'Dial', z_t: 's', jti: created.body.data.id, aud: ['openziti'] });
+      expect(created.body.data.edgeRouters).toHaveLength(1);
+      expect(await db().select().from(sessions).where(eq(sessions.identityId, d.identityId))).toEqual([]);
+      const updates = await client().request(`${CLIENT}/current-api-session/service-updates`, { headers });
+      expect(updates.status).toBe(200);
+      expect(Date.parse(updates.body.data.lastChangeAt)).toBeGreaterThan(0);
     });
 
     it('refuses anonymous callers and bad bodies without storing anything', async () => {

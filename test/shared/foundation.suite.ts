@@ -29,7 +29,8 @@ export default function foundationSuite({ client }: SuiteContext): void {
         expect(data.apiVersions['edge-client'].v1.path).toBe('/edge/client/v1');
         expect(data.apiVersions['edge-management'].v1.apiBaseUrls[0]).toMatch(/^https:\/\/.+\/edge\/management\/v1$/);
         expect(data.apiVersions.edge).toEqual(data.apiVersions['edge-client']);
-        expect(data.capabilities).toEqual([]);
+        // OIDC is on by default (ZITI_OIDC); SDKs switch to it when they see the capability.
+        expect(data.capabilities).toEqual(['OIDC_AUTH']);
       }
     });
 

@@ -22,6 +22,8 @@ export default defineProject(async () => {
             // The zone forwards the verified client leaf in this header (src/worker.ts).
             ZITI_CLIENT_CERT_HEADER: 'x-client-cert-der',
             ZITI_JWKS_TIMEOUT_MS: '1000',
+            // OIDC revocations reach every instance within this bound (the suites measure it).
+            ZITI_OIDC_REVOCATION_POLL_MS: '1000',
           },
         },
       }),

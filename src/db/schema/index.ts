@@ -12,3 +12,4 @@ export * from './policies.js';
 export * from './sessions.js';
 export * from './operations.js';
 export * from './posture.js';
+export * from './oidc.js';

@@ -41,3 +41,19 @@ export function renderCurrentApiSession(s: ApiSessionWithToken, identityName: st
     expirationSeconds: timeoutSeconds,
   };
 }
+
+/**
+ * The caller's own session when it is an OIDC access token (reference oidc.md §7.3): from the claims, no
+ * store read. `expiresAt` and `expirationSeconds` are the token's (the controller shows the legacy
+ * inactivity expiry beside the token's lifetime); the extension flags come from `z_cer`/`z_ckrr`.
+ */
+export function renderTokenSession(s: ApiSessionWithToken, identityName: string, claims: { exp: number; z_cer?: boolean; z_ckrr?: boolean }, now: number): CurrentApiSessionDetail & { expiresAt: string } {
+  const flags = claims.z_cer ? { isCertExtendRequested: true, ...(claims.z_ckrr ? { isCertKeyRollRequested: true } : {}) } : {};
+  return {
+    ...renderApiSession(s, identityName, s.token),
+    authQueries: [],
+    expiresAt: iso(claims.exp * 1000),
+    expirationSeconds: Math.max(0, Math.floor(claims.exp - now / 1000)),
+    ...flags,
+  };
+}

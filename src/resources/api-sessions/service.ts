@@ -1,5 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
+import { endSession } from '../../oidc/sessions.js';
 import { listMeta, resolveListQuery, type ListQueryParams } from '../../crud/list-query.js';
 import type { ListResult } from '../../crud/service.js';
 import { apiSessionFields } from './fields.js';
@@ -30,8 +31,10 @@ export async function sessionDetail(deps: Deps, id: string, caller: Caller) {
   return renderApiSession(row.apiSession, row.identityName ?? '', tokenFor(caller, row.apiSession.id));
 }
 
+/** Deletes a stored session, or ends an OIDC session of that id (`z_asid`: its tokens are refused from then on). */
 export async function removeSession(deps: Deps, id: string): Promise<void> {
-  if (!(await deleteApiSession(deps.db, id))) throw notFound('apiSession', id);
+  if (await deleteApiSession(deps.db, id)) return;
+  if (!(await endSession(deps, id))) throw notFound('apiSession', id);
 }
 
 /** Ends the caller's own session (logout); a session already gone is not an error. */

@@ -1,16 +1,17 @@
 import { resolveConfigTypes } from '../../auth/config-types.js';
 import { requestedConfigTypes } from '../../auth/repo.js';
-import { authMethods, type AuthenticateBody } from '../../auth/methods/index.js';
+import { withPrimaryLogin } from '../../auth/login.js';
+import type { AuthenticateBody } from '../../auth/methods/index.js';
 import type { LoginIdentity, LoginPolicy } from '../../auth/methods/types.js';
-import { authGuards } from '../../auth/rate-limit.js';
 import { newSessionToken } from '../../auth/session-token.js';
+import type { Statement } from '../../db/client.js';
 import type { ApiSessionRow, ApiSessionWithToken } from '../../db/schema/rows.js';
 import { ApiError } from '../../errors.js';
-import type { ClientCertificate, ServiceContext } from '../../deps.js';
+import type { ClientCertificate, Deps, ServiceContext } from '../../deps.js';
 import { cuid } from '../../lib/ids.js';
+import { recordLoginSdkInfo } from '../../posture/repo.js';
 import { sweepExpiredSessions } from '../api-sessions/service.js';
 import { createApiSession } from '../api-sessions/repo.js';
-import { recordLoginSdkInfo } from '../../posture/repo.js';
 import { updateIdentityClientInfo } from './repo.js';
 
 const ENV_FIELDS = ['arch', 'os', 'osRelease', 'osVersion', 'domain', 'hostname'] as const;
@@ -20,6 +21,17 @@ const SDK_FIELDS = ['appId', 'appVersion', 'branch', 'revision', 'type', 'versio
 function normaliseInfo(info: Readonly<Record<string, string | null | undefined>> | null | undefined, fields: readonly string[]): string | undefined {
   if (!info) return undefined;
   return JSON.stringify(Object.fromEntries(fields.map((f) => [f, info[f] ?? ''])));
+}
+
+/**
+ * A login's envInfo/sdkInfo (§1.10): replaced as a whole, and only when different, so that most logins
+ * write nothing but their session. The statement (if any) goes in the login's batch.
+ */
+export function clientInfoUpdate(deps: Deps, identity: LoginIdentity, body: AuthenticateBody | undefined, now: number): { identity: LoginIdentity; statement?: Statement } {
+  const envInfo = normaliseInfo(body?.envInfo, ENV_FIELDS) ?? identity.envInfo;
+  const sdkInfo = normaliseInfo(body?.sdkInfo, SDK_FIELDS) ?? identity.sdkInfo;
+  if (envInfo === identity.envInfo && sdkInfo === identity.sdkInfo) return { identity };
+  return { identity: { ...identity, envInfo, sdkInfo, updatedAt: now }, statement: updateIdentityClientInfo(deps.db, identity.id, { envInfo, sdkInfo }, now) };
 }
 
 export interface AuthenticateResult {
@@ -42,14 +54,9 @@ export async function authenticate(
 ): Promise<AuthenticateResult> {
   const { deps } = svc;
   const { body } = request;
-  const method = authMethods.get(request.method);
-  // Unreachable through the spec's enum, which the router checks first.
-  if (!method) throw new ApiError('INVALID_AUTH_METHOD');
-  const { limiter, throttle } = authGuards(deps, deps.config.authConcurrencyLimit);
-  const address = svc.clientAddress();
 
-  return limiter.run(async () => {
-    const [result, catalogue] = await Promise.all([method.authenticate({ svc, body, clientCertificate: request.clientCertificate, address, throttle }), requestedConfigTypes(deps.db, body?.configTypes)]);
+  return withPrimaryLogin(svc, request, async (result, address) => {
+    const catalogue = await requestedConfigTypes(deps.db, body?.configTypes);
     const { token, tokenHash } = await newSessionToken();
     const now = deps.now();
     const apiSession: ApiSessionRow = {
@@ -72,14 +79,9 @@ export async function authenticate(
       lastActivityAt: now,
     };
     const statements = [...result.statements, ...(result.sessionStatements?.(apiSession.id) ?? [])];
-    let identity = result.identity;
-    // Replaced as a whole, and only when different: most logins write nothing but the session (§1.10).
-    const envInfo = normaliseInfo(body?.envInfo, ENV_FIELDS) ?? identity.envInfo;
-    const sdkInfo = normaliseInfo(body?.sdkInfo, SDK_FIELDS) ?? identity.sdkInfo;
-    if (envInfo !== identity.envInfo || sdkInfo !== identity.sdkInfo) {
-      statements.push(updateIdentityClientInfo(deps.db, identity.id, { envInfo, sdkInfo }, now));
-      identity = { ...identity, envInfo, sdkInfo, updatedAt: now };
-    }
+    const info = clientInfoUpdate(deps, result.identity, body, now);
+    const identity = info.identity;
+    if (info.statement) statements.push(info.statement);
     // The session's SDK info (posture checks ask whether the client can be prompted for MFA again).
     statements.push(recordLoginSdkInfo(deps.db, apiSession.id, identity.id, now));
     // The session exists only if the identity was still enabled when the batch ran (a racing disable or lockout wins).

@@ -29,7 +29,8 @@ export async function currentIdentity(deps: Deps, caller: RequestSession) {
     // The caller holds a session right now.
     hasApiSession: true,
     isMfaEnabled: found.isMfaEnabled,
-    authPolicyName: caller.authPolicy.name,
+    // An access token does not name the policy: read it (zt-session callers have it from their session read).
+    authPolicyName: caller.oidc ? ((await findAuthPolicy(deps.db, found.identity.authPolicyId))?.name ?? '') : caller.authPolicy.name,
     // Enrolments do not exist yet, so none is outstanding.
     enrollment: {},
   };

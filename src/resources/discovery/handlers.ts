@@ -1,3 +1,4 @@
+import { controllerId } from '../controller-settings/service.js';
 import { links } from '../../crud/render.js';
 import type { Deps } from '../../deps.js';
 import { messageError } from '../../errors.js';
@@ -32,7 +33,7 @@ function cachedNetworkJwt(deps: Deps): Promise<string> {
 /** This controller, the only member of its (single-node) cluster, with its API addresses. */
 function controllerRecord(deps: Deps) {
   const since = (startedAt ??= deps.now());
-  const id = deps.pki.serverFingerprint.slice(0, 16);
+  const id = controllerId(deps);
   const origin = deps.config.apiOrigin;
   return {
     id,

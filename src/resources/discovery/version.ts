@@ -12,14 +12,14 @@ export function versionDocument(config: Config) {
     revision: config.revision,
     buildDate: config.buildDate,
     runtimeVersion: config.runtimeVersion,
-    // Neither OIDC nor HA clustering is offered, so no capability is announced.
-    capabilities: [] as string[],
+    // OIDC login once the provider is on (ZITI_OIDC): clients switch to it as soon as they see it. No HA clustering.
+    capabilities: (config.oidc.enabled ? ['OIDC_AUTH'] : []) as string[],
     apiVersions: {
       edge: client,
       'edge-client': client,
       'edge-management': api(MANAGEMENT_BASE, [origin + MANAGEMENT_BASE]),
-      // Not served by this controller: listed, as the controller lists unserved APIs, with no URLs.
-      'edge-oidc': api('/oidc', []),
+      // The OIDC provider (src/oidc); listed without URLs, as the controller lists unserved APIs, when it is off.
+      'edge-oidc': api('/oidc', config.oidc.enabled ? [origin + '/oidc'] : []),
       // Served at /health-checks (src/observability); as the controller does, the URL is the origin only.
       'health-checks': api('/health-checks/v1', [origin]),
     },

@@ -2,6 +2,7 @@ import { passwordCheckFailed, reservePasswordCheck, secondFactorSubject } from '
 import { findAuthPolicy, mfaAttemptKey } from '../../auth/repo.js';
 import { authGuards } from '../../auth/rate-limit.js';
 import type { Config } from '../../config.js';
+import type { SQL, Statement } from '../../db/client.js';
 import type { ServiceContext } from '../../deps.js';
 import { ApiError, notFound } from '../../errors.js';
 import type { RequestSession } from '../../http/session.js';
@@ -132,7 +133,7 @@ async function matchCode(svc: ServiceContext, m: Opened, code: string, recoveryA
  */
 async function checkSecondFactor(
   svc: ServiceContext,
-  caller: RequestSession,
+  caller: FactorOwner,
   m: Opened,
   code: string | undefined,
   recoveryAllowed: boolean,
@@ -168,20 +169,37 @@ async function checkSecondFactor(
  */
 export async function authenticateMfa(svc: ServiceContext, caller: RequestSession, code: string): Promise<void> {
   const { deps } = svc;
+  await passSecondFactor(svc, caller, code, (won) => [completeSession(deps.db, caller.apiSession.id, deps.now(), won, false)]);
+}
+
+/** Whose second factor is checked: an identity and its auth policy (for the lockout count). */
+export interface FactorOwner {
+  identity: { id: string; authPolicyId: string };
+}
+
+/**
+ * A login's second factor (TOTP or recovery code) against the identity's verified enrolment, with the
+ * throttle, the lockout count and single use of codes (ADR 0007, 0008); `then(won)` builds the statements
+ * that complete the login (a session, an OIDC authorization request), run in the batch that consumes the
+ * code and only if that consumption won. 409 MFA_NOT_ENROLLED without a verified enrolment, 400
+ * MFA_INVALID_TOKEN for a wrong or used code. `POST /authenticate/mfa` and `/oidc/login/totp` use it.
+ */
+export async function passSecondFactor(svc: ServiceContext, owner: FactorOwner, code: string, then: (won: SQL) => Statement[]): Promise<void> {
+  const { deps } = svc;
   // The hot path: the enrolment and the policy (for the lockout count) are read together.
-  const policyRead = findAuthPolicy(deps.db, caller.identity.authPolicyId);
+  const policyRead = findAuthPolicy(deps.db, owner.identity.authPolicyId);
   policyRead.catch(() => undefined); // awaited below, or moot when this fails first
-  const row = await findMfa(deps.db, caller.identity.id);
+  const row = await findMfa(deps.db, owner.identity.id);
   if (!row || !row.isVerified) throw new ApiError('MFA_NOT_ENROLLED');
   const m = await open(deps.config, row);
-  const match = await checkSecondFactor(svc, caller, m, code, true, policyRead);
-  await consume(svc, caller, m, match, true, (won) => [completeSession(deps.db, caller.apiSession.id, deps.now(), won, false)]);
+  const match = await checkSecondFactor(svc, owner, m, code, true, policyRead);
+  await consume(svc, owner, m, match, true, then);
 }
 
 /** Writes a match (and the statements that depend on it); a lost race is a code already used. */
 async function consume(
   svc: ServiceContext,
-  caller: RequestSession,
+  caller: FactorOwner,
   m: Opened,
   match: Match,
   verified: boolean,

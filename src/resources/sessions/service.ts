@@ -11,6 +11,7 @@ import { ApiError, fieldError, messageError, notFound } from '../../errors.js';
 import type { ServiceEdgeRouters, SessionCreate } from '../../generated/client-types.js';
 import type { SessionManagementDetail } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
+import { mintServiceAccessToken } from '../../oidc/tokens.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { evaluatePolicies, postureChecksExist, recordFailedServiceRequest, type PolicyPosture } from '../../posture/evaluate.js';
 import { readGrants } from '../services/mapper.js';
@@ -25,6 +26,8 @@ export interface SessionCaller {
   identityId: string;
   apiSessionId: string;
   isAdmin: boolean;
+  /** Authenticated by an OIDC access token: sessions are signed service-access tokens, not rows. */
+  bearer?: boolean;
 }
 
 type Selected = { row: SessionRow; serviceName: string | null; routers: string | null; policyNames: string | null };
@@ -65,7 +68,7 @@ export async function createSession(deps: Deps, caller: SessionCaller, body: Ses
     return JSON.stringify(names.filter(([pid]) => ids.has(pid)));
   };
   const answer = (r: SessionRow) => render(deps, { row: r, serviceName: probe.name, routers: probe.routers, policyNames: namesOf(r.servicePolicies) });
-  if (existing) return answer(row(existing.id, existing.createdAt, existing.tags, existing.servicePolicies));
+  if (existing && !caller.bearer) return answer(row(existing.id, existing.createdAt, existing.tags, existing.servicePolicies));
 
   const posture = probe.postureChecks ? await evaluatePolicies(deps, caller.identityId, caller.apiSessionId, granting) : undefined;
   const granted = passing(granting, posture);
@@ -79,6 +82,12 @@ export async function createSession(deps: Deps, caller: SessionCaller, body: Ses
   if (readJson<unknown[]>(probe.routers, []).length === 0) throw new ApiError('NO_EDGE_ROUTERS_AVAILABLE');
 
   const now = deps.now();
+  if (caller.bearer) {
+    // A bearer session gets a signed service-access token and nothing is stored (reference oidc.md §6.4).
+    const sessionId = crypto.randomUUID();
+    const token = await mintServiceAccessToken(deps, { identityId: caller.identityId, apiSessionId: caller.apiSessionId, serviceId, type, sessionId });
+    return { ...(await answer(row(sessionId, now, JSON.stringify(body.tags ?? {}), JSON.stringify(granted)))), token };
+  }
   const fresh = row(sessionEntity.newId(), now, JSON.stringify(body.tags ?? {}), JSON.stringify(granted));
   if (await insertSession(deps.db, { id: fresh.id, now, tags: fresh.tags, apiSessionId: fresh.apiSessionId, identityId: fresh.identityId, serviceId, type, servicePolicies: fresh.servicePolicies })) return answer(fresh);
   // Not inserted: a concurrent create won (answer with its session), or the API session ended meanwhile.

@@ -60,7 +60,7 @@ export function redirectAllowed(uri: string, registered: readonly string[]): boo
   return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) && url.protocol !== 'javascript:' && url.protocol !== 'data:';
 }
 
-/** Post-logout URIs follow the same rules (the controller matches them only exactly, §2.1; ADR 0009). */
+/** Post-logout URIs follow the same rules (the controller matches them only exactly, §2.1; ADR 0013). */
 export const postLogoutAllowed = redirectAllowed;
 
 /**

@@ -3,7 +3,7 @@
  * the TOTP and secondary external-JWT steps, the callback that issues the code, and the token endpoint's
  * grants (authorization code with PKCE, refresh token, RFC 8693 token exchange), revocation, end-session,
  * userinfo and introspection. Plain functions of a ServiceContext and parsed input: no HTTP here
- * (src/oidc/routes.ts parses and answers). Deliberate differences from controller v1.6.2: ADR 0009.
+ * (src/oidc/routes.ts parses and answers). Deliberate differences from controller v1.6.2: ADR 0013.
  */
 import { secondaryExtJwtQuery } from '../auth/ext-jwt-secondary.js';
 import { withPrimaryLogin } from '../auth/login.js';
@@ -151,7 +151,7 @@ export interface AuthorizeInput {
  * Starts an authorization request and answers where the client logs in (a 302 Location). Missing or
  * unknown `client_id`/`redirect_uri` are a plain 400 (PlainError); other problems go back to the
  * (validated) redirect URI as `error=...` (§10). PKCE with S256 is required here, not only at the token
- * endpoint (ADR 0009).
+ * endpoint (ADR 0013).
  */
 export async function authorize(svc: ServiceContext, input: AuthorizeInput): Promise<string> {
   const { deps } = svc;
@@ -263,7 +263,7 @@ export interface LoginInput {
  * A primary login on an authorization request, by the existing methods (src/auth/login.ts: the same
  * rules, throttle and lockout as `POST /authenticate`); or, on `ext-jwt` for a request whose primary login
  * is done, the secondary external JWT its auth policy requires. Every failure is 401 INVALID_AUTH (the
- * controller answers a wrong password with 200 and the login page, ADR 0009).
+ * controller answers a wrong password with 200 and the login page, ADR 0013).
  */
 export async function login(svc: ServiceContext, input: LoginInput): Promise<LoginState> {
   const { deps } = svc;
@@ -624,7 +624,7 @@ async function exchangeGrant(svc: ServiceContext, input: TokenInput): Promise<To
 // Revocation, end of session, userinfo, introspection (§5.9–5.12)
 
 /**
- * `/oidc/revoke` (RFC 7009): a refresh token ends its whole session (ADR 0009); an access token is revoked
+ * `/oidc/revoke` (RFC 7009): a refresh token ends its whole session (ADR 0013); an access token is revoked
  * alone. Tokens that do not verify are ignored, as the RFC asks.
  */
 export async function revoke(svc: ServiceContext, input: TokenInput): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * The keys that sign and verify the controller's tokens (reference oidc.md §3.3, §3.4, §12.5; ADR 0009):
+ * The keys that sign and verify the controller's tokens (reference oidc.md §3.3, §3.4, §12.5; ADR 0013):
  *
  * - access, refresh and service tokens are signed with the key of the TLS server certificate, as enrollment
  *   JWTs are (ES256, `kid` = lower-case hex SHA-1 of the certificate). Each instance records its public key

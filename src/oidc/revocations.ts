@@ -1,6 +1,6 @@
 /**
  * The deny-list that lets access tokens be checked without a store read and still be revoked (reference
- * oidc.md §8, §12.4; ADR 0009). Every instance (Node process, Workers isolate) keeps a copy of
+ * oidc.md §8, §12.4; ADR 0013). Every instance (Node process, Workers isolate) keeps a copy of
  * `oidc_revocations` and refreshes it incrementally (rows after the last `seq` seen):
  *
  * - a copy older than `pollMs / 2` is refreshed in the background, after the response;

@@ -3,7 +3,7 @@
  * with OpenZiti's claims, signed ES256 with the server certificate's key (ID tokens RS256, src/oidc/keys.ts). Beyond the controller's claims,
  * access tokens carry `amr` (so `isMfaComplete` is true after TOTP, §11.6), `name` and `z_apid` (the auth
  * policy), so that a request presenting one needs no store read to know its caller, and `z_iatms` (the
- * issue time in milliseconds, which revocations compare against; ADR 0009).
+ * issue time in milliseconds, which revocations compare against; ADR 0013).
  */
 import { SignJWT } from 'jose';
 import type { Deps } from '../deps.js';

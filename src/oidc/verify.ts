@@ -2,7 +2,7 @@
  * Verification of the controller's own tokens (reference oidc.md §7.1, §12.4): the signature under a
  * recorded controller key named by `kid` (ES256 server keys; RS256 for ID tokens), `exp`/`nbf` against the app's clock, the token
  * type `z_t`, the audience (`openziti` or `native`) and the issuer (any of the controller's host names).
- * Unlike the controller's REST path, audience, issuer and revocations are checked too (ADR 0009).
+ * Unlike the controller's REST path, audience, issuer and revocations are checked too (ADR 0013).
  *
  * A verified access token is remembered per instance (its claims, keyed by the exact token string), so a
  * token presented again costs a map lookup and the deny-list check instead of an ECDSA verification.

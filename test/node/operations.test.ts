@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeStoreOperations } from '../../src/db/node-store.js';
 import { startController, type NodeController } from '../../src/node.js';
+import { createNodeTestApp } from '../helpers/node-app.js';
 
 const PASSWORD = 'admin-password-for-tests';
 
@@ -123,5 +125,30 @@ describe('operations on the Node entry', () => {
     expect(again.body.error.code).toBe('RATE_LIMITED');
     expect(readdirSync(dir).filter((f) => f.includes('.snapshot-'))).toHaveLength(1);
     expect((await call('POST', '/edge/management/v1/identities', { name: 'after-snapshot', type: 'User', isAdmin: false })).status).toBe(201);
+  });
+});
+
+describe('snapshots of a remote libSQL store', () => {
+  it('answer 409 SNAPSHOT_NOT_SUPPORTED with the platform restore for this moment, and take no slot', async () => {
+    const t = await createNodeTestApp();
+    try {
+      // What the Node entry gives a store opened from a remote LIBSQL_URL.
+      t.deps.operations = nodeStoreOperations({ db: t.deps.db, location: 'example-db.turso.io', close: () => undefined });
+      const token = await t.client.login();
+      for (let i = 0; i < 2; i++) {
+        const before = Date.now();
+        const reply = await t.client.request('/edge/management/v1/database/snapshot', { method: 'POST', token });
+        expect(reply.status).toBe(409);
+        expect(reply.body.error.code).toBe('SNAPSHOT_NOT_SUPPORTED');
+        const message: string = reply.body.error.cause.message;
+        expect(message).toContain('turso db create <new-name> --from-db <database> --timestamp');
+        const moment = Date.parse(/point-in-time restore for (\S+)/.exec(message)![1]);
+        expect(moment).toBeGreaterThanOrEqual(before - 1);
+        expect(moment).toBeLessThanOrEqual(Date.now());
+      }
+      expect(t.logs.some((l) => l.includes('database snapshot'))).toBe(false);
+    } finally {
+      t.close();
+    }
   });
 });

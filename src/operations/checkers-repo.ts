@@ -37,6 +37,7 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { NO_AUTHENTICATOR } from '../auth/repo.js';
 import { qualified as q } from '../crud/repo.js';
+import { sessionLacksAccess } from '../policy/service-updates-repo.js';
 import type { Db, Statement } from '../db/client.js';
 import {
   accessCounts,
@@ -479,8 +480,7 @@ const accessCountTotals: Checker = {
  */
 // Dial/bind sessions end with their API session, identity and service (triggers) and with their access (batches).
 const sessionProblems = sql`(${missing(apiSessions, apiSessions.id, sessions.apiSessionId)} OR ${missing(identities, identities.id, sessions.identityId)} OR ${missing(services, services.id, sessions.serviceId)})`;
-const sessionWithoutAccess = sql`NOT ${sessionProblems} AND NOT EXISTS (SELECT 1 FROM ${policyLinks} AS zb JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${q(sessions.identityId)}
-  WHERE zb.entity_id = ${q(sessions.serviceId)} AND zb.role = 'service' AND zb.policy_type = lower(${q(sessions.type)}))`;
+const sessionWithoutAccess = sql`NOT ${sessionProblems} AND ${sessionLacksAccess}`;
 
 export const CHECKERS: readonly Checker[] = [
   roleSets,

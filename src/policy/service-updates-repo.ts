@@ -51,12 +51,12 @@ export function markServicesChanged(db: Db, now: number, which: SQL): Statement 
 export function endSessionsWithoutAccess(db: Db, now: number): Statement {
   return db
     .delete(sessions)
-    .where(
-      sql`${q(sessions.identityId)} IN (SELECT ${q(identities.id)} FROM ${identities} WHERE ${q(identities.servicesChangedAt)} = ${now})
-      AND NOT EXISTS (SELECT 1 FROM ${policyLinks} AS zb JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${q(sessions.identityId)}
-        WHERE zb.entity_id = ${q(sessions.serviceId)} AND zb.role = 'service' AND zb.policy_type = lower(${q(sessions.type)}))`,
-    );
+    .where(sql`${q(sessions.identityId)} IN (SELECT ${q(identities.id)} FROM ${identities} WHERE ${q(identities.servicesChangedAt)} = ${now}) AND ${sessionLacksAccess}`);
 }
+
+/** A `sessions` row no Dial/Bind policy link grants any more (also the data-integrity check's rule). */
+export const sessionLacksAccess = sql`NOT EXISTS (SELECT 1 FROM ${policyLinks} AS zb JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${q(sessions.identityId)}
+  WHERE zb.entity_id = ${q(sessions.serviceId)} AND zb.role = 'service' AND zb.policy_type = lower(${q(sessions.type)}))`;
 
 /** The identity's last service-list change (a bearer session's service-updates: its token does not carry it). */
 export async function servicesChangedAt(db: Db, identityId: string): Promise<number | null> {

@@ -11,6 +11,9 @@ import { qualified as q } from '../crud/repo.js';
 import type { PostureCheckRow } from './checks.js';
 
 /** Whether any posture check exists: one probe of the primary key. */
+/** Whether any posture check exists, as a column of another statement (uncorrelated: evaluated once). */
+export const postureChecksExistSql = sql<number>`EXISTS (SELECT 1 FROM ${postureChecks})`;
+
 export async function anyPostureCheck(db: Db): Promise<boolean> {
   const rows = await db.select({ id: postureChecks.id }).from(postureChecks).limit(1);
   return rows.length > 0;

@@ -2,7 +2,8 @@ import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { compileRoleFilter } from '../../crud/list-query.js';
 import { qualified as q, type Statement } from '../../crud/repo.js';
 import type { Db } from '../../db/client.js';
-import { configs, configTypes, identities, identityServiceConfigs, policyLinks, postureChecks, serviceConfigs, services } from '../../db/schema/index.js';
+import { postureChecksExistSql } from '../../posture/repo.js';
+import { configs, configTypes, identities, identityServiceConfigs, policyLinks, serviceConfigs, services } from '../../db/schema/index.js';
 
 /**
  * The service policies through which `identityId` reaches the service, as a JSON array of
@@ -26,8 +27,7 @@ export function serviceExtras(identityId: string) {
     FROM ${identityServiceConfigs} JOIN ${configs} ON ${q(configs.id)} = ${q(identityServiceConfigs.configId)} JOIN ${configTypes} ON ${q(configTypes.id)} = ${q(identityServiceConfigs.configTypeId)}
     WHERE ${q(identityServiceConfigs.serviceId)} = ${q(services.id)} AND ${q(identityServiceConfigs.identityId)} = ${identityId})`;
   // Whether posture applies at all: uncorrelated, so SQLite evaluates it once per statement.
-  const postureChecksExist = sql<number>`EXISTS (SELECT 1 FROM ${postureChecks})`;
-  return { attached, overrides, grants: serviceGrants(identityId), postureChecksExist };
+  return { attached, overrides, grants: serviceGrants(identityId), postureChecksExist: postureChecksExistSql };
 }
 export type ServiceExtraValues = { attached: string | null; overrides: string | null; grants: string | null; postureChecksExist: number };
 

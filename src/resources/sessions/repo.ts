@@ -1,7 +1,8 @@
 import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
 import { qualified as q } from '../../crud/repo.js';
 import { selectRows, type Db } from '../../db/client.js';
-import { apiSessions, edgeRouters, policyLinks, postureChecks, servicePolicies, services, sessions } from '../../db/schema/index.js';
+import { postureChecksExistSql } from '../../posture/repo.js';
+import { apiSessions, edgeRouters, policyLinks, servicePolicies, services, sessions } from '../../db/schema/index.js';
 import { serviceGrants } from '../services/repo.js';
 
 /** At most this many edge routers per session, ordered by id (none is ever connected here, §6.2). */
@@ -45,7 +46,7 @@ export async function sessionProbe(db: Db, identityId: string, apiSessionId: str
         SELECT zb.policy_id FROM ${policyLinks} AS zb JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${identityId}
         WHERE zb.entity_id = ${serviceId} AND zb.role = 'service' AND zb.policy_type IN ('dial', 'bind')))`,
       // Whether posture applies at all (§6.1 step 3 is skipped when no posture check exists).
-      postureChecks: sql<number>`EXISTS (SELECT 1 FROM ${postureChecks})`,
+      postureChecks: postureChecksExistSql,
       existing: sql<string | null>`(SELECT json_object('id', zs.id, 'createdAt', zs.created_at, 'updatedAt', zs.updated_at, 'tags', zs.tags, 'servicePolicies', zs.service_policies)
         FROM ${sessions} AS zs WHERE zs.api_session_id = ${apiSessionId} AND zs.service_id = ${serviceId} AND zs.type = ${type})`,
     })

@@ -3,6 +3,7 @@
  * CONTROLLER_SECRET with its own label, shaped as a UUID v4. A re-create on the same API session and any
  * later read give the same token, and the store holds nothing that would let a copy of it use a session.
  */
+import { constantTimeEqual } from '../../auth/password.js';
 import { toHex } from '../../lib/encoding.js';
 
 const INFO = new TextEncoder().encode('ziti-edge-controller/session-token/v1');
@@ -31,9 +32,6 @@ export async function sessionToken(secret: string, sessionId: string): Promise<s
 
 /** Constant-time comparison of a presented token with the session's. */
 export async function isSessionToken(secret: string, sessionId: string, presented: string): Promise<boolean> {
-  const expected = await sessionToken(secret, sessionId);
-  if (presented.length !== expected.length) return false;
-  let diff = 0;
-  for (let i = 0; i < expected.length; i++) diff |= expected.charCodeAt(i) ^ presented.charCodeAt(i);
-  return diff === 0;
+  const encode = (text: string) => new TextEncoder().encode(text);
+  return constantTimeEqual(encode(await sessionToken(secret, sessionId)), encode(presented));
 }

@@ -1,24 +1,12 @@
 import { fromBase64, sha256Hex, toBase64 } from '../lib/encoding.js';
+import { secretKey } from '../lib/secret-keys.js';
 
 /**
  * Sealing of enrollment JWTs at rest: AES-GCM-256 under a key derived (HKDF-SHA256) from
  * CONTROLLER_SECRET with its own label, so it is independent of the PKI key-encryption key.
  * Format `s1.<iv b64>.<ciphertext b64>`.
  */
-const INFO = new TextEncoder().encode('ziti-edge-controller/enrollment-jwt/v1');
-const keys = new Map<string, Promise<CryptoKey>>();
-
-function sealingKey(secret: string): Promise<CryptoKey> {
-  let key = keys.get(secret);
-  if (!key) {
-    key = (async () => {
-      const material = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), 'HKDF', false, ['deriveKey']);
-      return crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info: INFO }, material, { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
-    })();
-    keys.set(secret, key);
-  }
-  return key;
-}
+const sealingKey = (secret: string) => secretKey(secret, 'ziti-edge-controller/enrollment-jwt/v1', { name: 'AES-GCM', length: 256 }, ['encrypt', 'decrypt']);
 
 export async function seal(secret: string, text: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));

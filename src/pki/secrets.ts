@@ -1,20 +1,12 @@
 import { fromBase64, toBase64 } from '../lib/encoding.js';
+import { secretKey } from '../lib/secret-keys.js';
 
 /**
  * Key material at rest: AES-GCM-256 under a key derived (HKDF-SHA256) from CONTROLLER_SECRET.
  * Text format `v1.<iv b64>.<ciphertext b64>` so the scheme can change later.
  */
-const INFO = new TextEncoder().encode('ziti-edge-controller/pki-key-encryption/v1');
-
-export async function deriveStorageKey(secret: string): Promise<CryptoKey> {
-  const material = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), 'HKDF', false, ['deriveKey']);
-  return crypto.subtle.deriveKey(
-    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info: INFO },
-    material,
-    { name: 'AES-GCM', length: 256 },
-    false,
-    ['encrypt', 'decrypt'],
-  );
+export function deriveStorageKey(secret: string): Promise<CryptoKey> {
+  return secretKey(secret, 'ziti-edge-controller/pki-key-encryption/v1', { name: 'AES-GCM', length: 256 }, ['encrypt', 'decrypt']);
 }
 
 export async function encrypt(key: CryptoKey, plaintext: Uint8Array): Promise<string> {

@@ -5,21 +5,9 @@
  */
 import { constantTimeEqual } from '../../auth/password.js';
 import { toHex } from '../../lib/encoding.js';
+import { secretKey } from '../../lib/secret-keys.js';
 
-const INFO = new TextEncoder().encode('ziti-edge-controller/session-token/v1');
-const keys = new Map<string, Promise<CryptoKey>>();
-
-function tokenKey(secret: string): Promise<CryptoKey> {
-  let key = keys.get(secret);
-  if (!key) {
-    key = (async () => {
-      const material = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), 'HKDF', false, ['deriveKey']);
-      return crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info: INFO }, material, { name: 'HMAC', hash: 'SHA-256', length: 256 }, false, ['sign']);
-    })();
-    keys.set(secret, key);
-  }
-  return key;
-}
+const tokenKey = (secret: string) => secretKey(secret, 'ziti-edge-controller/session-token/v1', { name: 'HMAC', hash: 'SHA-256', length: 256 }, ['sign']);
 
 export async function sessionToken(secret: string, sessionId: string): Promise<string> {
   const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await tokenKey(secret), new TextEncoder().encode(sessionId)));

@@ -14,6 +14,7 @@ import type { TLSSocket } from 'node:tls';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, serve, type ServerType } from '@hono/node-server';
+import type { Hono } from 'hono';
 import type { Client } from '@libsql/client';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import type { Logger as QueryLogger } from 'drizzle-orm/logger';
@@ -37,6 +38,8 @@ export const MIGRATIONS_DIR = join(projectRoot, 'drizzle');
 
 export interface NodeController {
   deps: Deps;
+  /** The application the server serves (in-process measurements call its fetch directly). */
+  app: Hono;
   bootstrap: BootstrapResult;
   server: ServerType;
   port: number;
@@ -191,6 +194,7 @@ export async function startController(env: Record<string, string | undefined>, o
 
   return {
     deps,
+    app,
     bootstrap,
     server,
     port: boundPort,

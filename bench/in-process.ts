@@ -1,0 +1,92 @@
+/**
+ * The bench scenarios' cost per request inside the process: each scenario's requests go straight to
+ * the controller's `app.fetch` (no TLS, no sockets, no load generator), and the CPU time the process
+ * spends per request is printed. Quicker and steadier than `npm run bench` for finding what a change
+ * does to a scenario; run it under `node --cpu-prof` to profile one.
+ *
+ *   npm run bench:in-process -- [scenario name text] [requests per round]
+ *   SIZE=medium npm run bench:in-process -- "list services"
+ *
+ * The store is seeded once (through the bench's own seeders) into a directory kept in the system's
+ * temporary directory, named after the size and this checkout, and reused by later runs.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from '@libsql/client';
+import { hashPassword } from '../src/auth/password.js';
+import { startController } from '../src/node.js';
+import { Client } from './http.js';
+import { SIZES, type SizeName } from './model.js';
+import { MGMT, SCENARIOS, Sessions, type ScenarioEnv } from './scenarios.js';
+import { seedModel, type SeededModel, type SqlStore, type SqlValue } from './seed.js';
+
+const size = (process.env.SIZE ?? 'many-services') as SizeName;
+if (!(size in SIZES)) throw new Error(`unknown SIZE ${size}`);
+const only = process.argv[2] ?? '';
+const perRound = Number(process.argv[3] ?? 1000);
+const checkout = createHash('sha256').update(process.cwd()).digest('hex').slice(0, 8);
+const dir = join(tmpdir(), `ziti-in-process-${size}-${checkout}`);
+const modelFile = join(dir, 'model.json');
+// Fixed, local-only credentials: this store never leaves the machine's temporary directory.
+const PASSWORD = 'in-process-bench-password';
+const fresh = !existsSync(modelFile);
+mkdirSync(dir, { recursive: true, mode: 0o700 });
+
+const controller = await startController(
+  { DATA_DIR: dir, HOST: '127.0.0.1', PORT: '0', CONTROLLER_SECRET: 'in-process-bench-secret-0123456789', ADMIN_USERNAME: 'admin', ADMIN_PASSWORD: 'in-process-admin-password', ZITI_LOG_LEVEL: 'silent' },
+  { logger: { info() {}, warn() {}, error: (m, f) => console.error(m, f) } },
+);
+const client = new Client({ origin: `https://127.0.0.1:${controller.port}`, ca: controller.bootstrap.pki.root.pem, servername: 'localhost' }, 8);
+const seedClient = createClient({ url: `file:${join(dir, 'controller.db')}` });
+const store: SqlStore = {
+  async all(sql, args = []) {
+    const rs = await seedClient.execute({ sql, args });
+    return rs.rows.map((row) => Object.fromEntries(rs.columns.map((c, i) => [c, row[i]])));
+  },
+  async batch(statements) {
+    await seedClient.batch(statements.map((s) => ({ sql: s.sql, args: s.args as SqlValue[] })), 'write');
+  },
+};
+const sessions = new Sessions(client, store, PASSWORD);
+let model: SeededModel;
+if (fresh) {
+  model = await seedModel(store, SIZES[size], await hashPassword(PASSWORD), async (admin) => ({ client, token: await sessions.token(admin, MGMT) }));
+  writeFileSync(modelFile, JSON.stringify(model));
+} else {
+  model = JSON.parse(readFileSync(modelFile, 'utf8')) as SeededModel;
+}
+const env: ScenarioEnv = { size, model, password: PASSWORD, sessions, store };
+
+for (const scenario of SCENARIOS) {
+  if (!scenario.name.includes(only) || (scenario.sizes && !scenario.sizes.includes(size))) continue;
+  const built = await scenario.build(env);
+  if (!Array.isArray(built)) {
+    console.log(`${scenario.name}: skipped (${built.skip})`);
+    continue;
+  }
+  // Two rounds: the first warms the JIT and the statement cache, the second is the figure.
+  for (const round of ['warm-up', 'measured']) {
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    let bytes = 0;
+    let failed = '';
+    for (let i = 0; i < perRound && !failed; i++) {
+      const r = built[i % built.length];
+      const headers: Record<string, string> = { ...(r.headers ?? {}) };
+      if (r.body && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      const res = await controller.app.fetch(new Request(`https://localhost${r.path}`, { method: r.method, headers, body: r.body }), {});
+      const text = await res.text();
+      bytes = text.length;
+      if (res.status >= 300) failed = `${res.status} ${text.slice(0, 200)}`;
+    }
+    const used = process.cpuUsage(cpu);
+    if (failed) console.log(`${scenario.name}: ${failed}`);
+    else console.log(`${scenario.name} (${round}): ${((used.user + used.system) / perRound).toFixed(0)} µs CPU, ${(((performance.now() - started) * 1000) / perRound).toFixed(0)} µs wall per request, ${bytes} bytes`);
+  }
+}
+client.close();
+seedClient.close();
+await controller.close(0);
+process.exit(0);

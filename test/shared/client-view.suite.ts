@@ -77,6 +77,7 @@ const clientViewSuite: Suite = ({ client, db, runtime }) => {
         const [ids, svcs, sps] = await Promise.all([db().select().from(identities), db().select().from(services), db().select().from(servicePolicies)]);
         const json = (s: string) => JSON.parse(s) as string[];
         let granted = 0;
+        let widest = { user: users[0], size: -1 };
         for (const u of users) {
           const i = ids.find((x) => x.id === u.identityId)!;
           const expected = new Map<string, string[]>();
@@ -85,6 +86,7 @@ const clientViewSuite: Suite = ({ client, db, runtime }) => {
             if (perms.length > 0) expected.set(s.id, perms);
           }
           granted += expected.size;
+          if (expected.size > widest.size) widest = { user: u, size: expected.size };
           const { api } = await u.login();
           const listed = expectConforms(await api.call('listServices', { query: { limit: 500 } }), 'listServices', 'client');
           expect(new Map(listed.body.data.map((s) => [s.id, s.permissions]))).toEqual(expected);
@@ -96,6 +98,16 @@ const clientViewSuite: Suite = ({ client, db, runtime }) => {
           }
         }
         expect(granted).toBeGreaterThan(0);
+        // Permissions are read one way without posture checks (two probes) and another with them (the
+        // granting policies, whose checks apply): both must agree. A check no policy selects flips the way.
+        const { api } = await widest.user.login();
+        const before = await api.call('listServices', { query: { limit: 500 } });
+        expect(before.body.data.length).toBe(widest.size);
+        const check = id(await admin.ok('createPostureCheck', { body: { typeId: 'DOMAIN', name: uniqueName('pc'), domains: ['cv.example'], roleAttributes: [`${run}-unused`] } }));
+        const during = await api.call('listServices', { query: { limit: 500 } });
+        await admin.ok('deletePostureCheck', { path: { id: check } });
+        expect(during.body.data.map((s) => [s.id, s.permissions])).toEqual(before.body.data.map((s) => [s.id, s.permissions]));
+        expect(during.body.data.flatMap((s) => s.postureQueries!.map((q) => q.policyId)).every((p) => policyIds.includes(p!))).toBe(true);
         for (const p of policyIds) await admin.ok('deleteServicePolicy', { path: { id: p } });
       });
     }

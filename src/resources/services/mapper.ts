@@ -1,4 +1,5 @@
-import { baseEntity } from '../../crud/render.js';
+import { links } from '../../crud/render.js';
+import { iso } from '../../lib/time.js';
 import type { DialBind, PostureQueries, ServiceDetail } from '../../generated/management-types.js';
 import type { PolicyPosture } from '../../posture/evaluate.js';
 import { readJson } from '../../lib/json.js';
@@ -14,16 +15,27 @@ interface AttachedConfig {
 
 export const SERVICE_LINKS = { 'service-edge-router-policies': 'service-edge-router-policies', 'service-policies': 'service-policies', terminators: 'terminators', configs: 'configs' };
 
+/** Which config types a view wants (`configTypes`: ids or names, `all` for every type), decided once per page. */
+export interface ConfigSelection {
+  all: boolean;
+  types: ReadonlySet<string>;
+}
+
+export function configSelection(wanted: readonly string[]): ConfigSelection {
+  return { all: wanted.includes('all'), types: new Set(wanted) };
+}
+
 /**
  * The `config` map (§4.3): attached configs of the wanted types, replaced by the identity's overrides,
- * keyed by type name. `wanted` holds type ids or names; `all` means every type; unknown entries drop out.
+ * keyed by type name; unknown wanted entries drop out.
  */
-function configMap(attached: AttachedConfig[], overrides: AttachedConfig[], wanted: readonly string[]): Record<string, Record<string, unknown>> {
-  const all = wanted.includes('all');
-  const want = new Set(wanted);
-  const byType = new Map<string, AttachedConfig>();
-  for (const c of [...attached, ...overrides]) if (all || want.has(c.typeId) || want.has(c.typeName)) byType.set(c.typeId, c);
+function configMap(attached: readonly AttachedConfig[], overrides: readonly AttachedConfig[], wanted: ConfigSelection): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
+  if (attached.length === 0 && overrides.length === 0) return out;
+  const byType = new Map<string, AttachedConfig>();
+  for (const list of [attached, overrides]) {
+    for (const c of list) if (wanted.all || wanted.types.has(c.typeId) || wanted.types.has(c.typeName)) byType.set(c.typeId, c);
+  }
   for (const c of byType.values()) out[c.typeName] = c.data;
   return out;
 }
@@ -34,48 +46,83 @@ export interface Grant {
   type: 'dial' | 'bind';
 }
 
+/** The granting policies (`serviceGrants`). */
 export function readGrants(extras: Pick<ServiceExtraValues, 'grants'>): Grant[] {
   return readJson<[string, 'dial' | 'bind'][]>(extras.grants, []).map(([policyId, type]) => ({ policyId, type }));
 }
 
+/**
+ * What the viewing identity may do with a service on a page or detail (`serviceExtras`): the granting
+ * policies when posture checks exist (their checks apply), else only the permissions, without a policy.
+ */
+export type ViewGrant = { policyId?: undefined; type: 'dial' | 'bind' } | Grant;
+
+const BIND_BIT = 2;
+const DIAL_BIT = 1;
+
+export function readViewGrants(extras: Pick<ServiceExtraValues, 'grants' | 'permissionBits'>): ViewGrant[] {
+  if (extras.grants !== null) return readGrants(extras);
+  const bits = Number(extras.permissionBits ?? 0);
+  const out: ViewGrant[] = [];
+  if (bits & BIND_BIT) out.push({ type: 'bind' });
+  if (bits & DIAL_BIT) out.push({ type: 'dial' });
+  return out;
+}
+
 /** Service permissions for an identity: Bind before Dial; `Invalid` when neither, never empty (§4.2). */
-export function permissions(grants: readonly Grant[]): DialBind[] {
+export function permissions(grants: readonly ViewGrant[]): DialBind[] {
   const out: DialBind[] = [];
   if (grants.some((g) => g.type === 'bind')) out.push('Bind');
   if (grants.some((g) => g.type === 'dial')) out.push('Dial');
   return out.length > 0 ? out : ['Invalid'];
 }
 
+/** The controller's placeholder entry of a permission without posture checks (§4.4). */
+function placeholder(p: DialBind): PostureQueries {
+  return { policyId: `dummy ${p.toLowerCase()} policy: no posture checks defined`, policyType: p, isPassing: true, postureQueries: [] };
+}
+/**
+ * The placeholders, made once: a page of 500 services renders one or two per service, and sharing them
+ * only changes how many objects the page allocates (they are serialised, never changed).
+ */
+const PLACEHOLDERS: Record<DialBind, PostureQueries> = { Bind: placeholder('Bind'), Dial: placeholder('Dial'), Invalid: placeholder('Invalid') };
+
 /**
  * `postureQueries` (§4.4): one entry per granting policy with its evaluated checks when posture checks
  * exist (`posture` given), otherwise the controller's placeholder per permission.
  */
-function postureQueries(grants: readonly Grant[], perms: readonly DialBind[], posture: ReadonlyMap<string, PolicyPosture> | undefined): PostureQueries[] {
+function postureQueries(grants: readonly ViewGrant[], perms: readonly DialBind[], posture: ReadonlyMap<string, PolicyPosture> | undefined): PostureQueries[] {
   if (posture && grants.length > 0) {
     return grants.map((g) => {
-      const p = posture.get(g.policyId);
-      return { policyId: g.policyId, policyType: g.type === 'bind' ? 'Bind' : 'Dial', isPassing: p?.isPassing ?? true, postureQueries: p?.postureQueries ?? [] };
+      const p = g.policyId === undefined ? undefined : posture.get(g.policyId);
+      return { policyId: g.policyId ?? '', policyType: g.type === 'bind' ? 'Bind' : 'Dial', isPassing: p?.isPassing ?? true, postureQueries: p?.postureQueries ?? [] };
     });
   }
-  return perms.map((p) => ({ policyId: `dummy ${p.toLowerCase()} policy: no posture checks defined`, policyType: p, isPassing: true, postureQueries: [] }));
+  return perms.map((p) => PLACEHOLDERS[p]);
 }
 
 /**
  * The serviceDetail shape; `permissions`, `postureQueries` and the config overrides are those of the
- * viewing identity, `config` holds the `wanted` config types.
+ * viewing identity, `config` holds the `wanted` config types. Written out field by field (no spread of
+ * `baseEntity`): a page renders up to 500 of these.
  */
-export function renderService(row: ServiceRow, extras: ServiceExtraValues, wanted: readonly string[], posture?: ReadonlyMap<string, PolicyPosture>): ServiceDetail {
+export function renderService(row: ServiceRow, extras: ServiceExtraValues, wanted: ConfigSelection, posture?: ReadonlyMap<string, PolicyPosture>): ServiceDetail {
   const attached = readJson<AttachedConfig[]>(extras.attached, []);
-  const grants = readGrants(extras);
+  const grants = readViewGrants(extras);
   const perms = permissions(grants);
+  const self = `./services/${row.id}`;
   return {
-    ...baseEntity(row, `./services/${row.id}`, SERVICE_LINKS),
+    id: row.id,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    tags: readJson<Record<string, unknown>>(row.tags, {}),
+    _links: links(self, SERVICE_LINKS),
     name: row.name,
     terminatorStrategy: row.terminatorStrategy,
     maxIdleTimeMillis: row.maxIdleTimeMillis,
     encryptionRequired: row.encryptionRequired,
     roleAttributes: readJson<string[]>(row.roleAttributes, []),
-    configs: attached.map((c) => c.configId).sort(),
+    configs: attached.length === 0 ? [] : attached.map((c) => c.configId).sort(),
     config: configMap(attached, readJson<AttachedConfig[]>(extras.overrides, []), wanted),
     permissions: perms,
     postureQueries: postureQueries(grants, perms, posture),

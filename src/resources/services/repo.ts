@@ -16,8 +16,22 @@ export function serviceGrants(identityId: string): SQL<string | null> {
 }
 
 /**
+ * Whether the identity may Bind (2) and Dial (1) the service, as bits: two probes that each stop at the
+ * first granting policy, where listing every granting policy walks all of the service's policy rows
+ * (about 28 per service at OpenZiti's many-services size, so most of a 500-service page's cost).
+ */
+function servicePermissionBits(identityId: string): SQL<number> {
+  const probe = (type: 'dial' | 'bind') => sql`EXISTS (SELECT 1 FROM ${policyLinks} AS zb CROSS JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${identityId}
+    WHERE zb.entity_id = ${q(services.id)} AND zb.role = 'service' AND zb.policy_type = ${type})`;
+  return sql<number>`(${probe('dial')} + 2 * ${probe('bind')})`;
+}
+
+/**
  * Selected with each service row: its attached configs (type id and name, config id and data) and, for
- * the identity whose view is rendered, the policies granting it dial/bind and its config overrides.
+ * the identity whose view is rendered, its config overrides and what it may do. The granting policies
+ * themselves matter only when posture checks exist (each policy's checks become a `postureQueries`
+ * entry, §4.4); otherwise the permission bits say all the view needs. The choice is one uncorrelated
+ * probe, which SQLite evaluates once per statement, so only one of the two columns is ever computed.
  */
 export function serviceExtras(identityId: string) {
   const attached = sql<string | null>`(SELECT json_group_array(json_object('typeId', ${q(serviceConfigs.configTypeId)}, 'typeName', ${q(configTypes.name)}, 'configId', ${q(serviceConfigs.configId)}, 'data', json(${q(configs.data)})))
@@ -26,10 +40,15 @@ export function serviceExtras(identityId: string) {
   const overrides = sql<string | null>`(SELECT json_group_array(json_object('typeId', ${q(identityServiceConfigs.configTypeId)}, 'typeName', ${q(configTypes.name)}, 'configId', ${q(identityServiceConfigs.configId)}, 'data', json(${q(configs.data)})))
     FROM ${identityServiceConfigs} JOIN ${configs} ON ${q(configs.id)} = ${q(identityServiceConfigs.configId)} JOIN ${configTypes} ON ${q(configTypes.id)} = ${q(identityServiceConfigs.configTypeId)}
     WHERE ${q(identityServiceConfigs.serviceId)} = ${q(services.id)} AND ${q(identityServiceConfigs.identityId)} = ${identityId})`;
-  // Whether posture applies at all: uncorrelated, so SQLite evaluates it once per statement.
-  return { attached, overrides, grants: serviceGrants(identityId), postureChecksExist: postureChecksExistSql };
+  return {
+    attached,
+    overrides,
+    grants: sql<string | null>`CASE WHEN ${postureChecksExistSql} THEN ${serviceGrants(identityId)} END`,
+    permissionBits: sql<number | null>`CASE WHEN ${postureChecksExistSql} THEN NULL ELSE ${servicePermissionBits(identityId)} END`,
+    postureChecksExist: postureChecksExistSql,
+  };
 }
-export type ServiceExtraValues = { attached: string | null; overrides: string | null; grants: string | null; postureChecksExist: number };
+export type ServiceExtraValues = { attached: string | null; overrides: string | null; grants: string | null; permissionBits: number | null; postureChecksExist: number };
 
 /** The configs among `ids` that exist, with their types. */
 export async function configsWithTypes(db: Db, ids: string[]): Promise<{ id: string; name: string; configTypeId: string; typeName: string | null }[]> {

@@ -9,7 +9,7 @@ import { evaluatePolicies } from '../../posture/evaluate.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { terminatorsOfService } from '../terminators/repo.js';
 import { serviceEntity, TERMINATOR_STRATEGIES, type ServiceRow } from './entity.js';
-import { readGrants, renderService } from './mapper.js';
+import { configSelection, readViewGrants, renderService } from './mapper.js';
 import { allOf, configsWithTypes, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs, type ServiceExtraValues } from './repo.js';
 
 type Attached = { configId: string; configTypeId: string }[];
@@ -78,9 +78,9 @@ const selected = (r: SelectedService) => r;
  * once (at most a few reads whatever the page size), and only when posture checks exist at all.
  */
 async function renderPage(deps: Deps, view: ServiceView, rows: readonly SelectedService[]): Promise<ServiceDetail[]> {
-  const policyIds = [...new Set(rows.flatMap((r) => readGrants(r).map((g) => g.policyId)))];
+  const policyIds = [...new Set(rows.flatMap((r) => readViewGrants(r).flatMap((g) => (g.policyId === undefined ? [] : [g.policyId]))))];
   const posture = policyIds.length > 0 && rows.some((r) => r.postureChecksExist) ? await evaluatePolicies(deps, view.identityId, view.apiSessionId ?? '', policyIds) : undefined;
-  const wanted = wantedTypes(view);
+  const wanted = configSelection(wantedTypes(view));
   return rows.map((r) => renderService(r.row, r, wanted, posture));
 }
 
@@ -118,7 +118,7 @@ export const serviceService = {
   /** Client `GET /services/{id}`: 404 unless the caller is an admin or a policy grants it the service (§4.2). */
   async detailForCaller(deps: Deps, id: string, caller: ServiceCaller): Promise<ServiceDetail> {
     const found = await findEntity(deps, serviceEntity, id, serviceExtras(caller.identityId));
-    if (!caller.isAdmin && readGrants(found).length === 0) throw notFound('service', id);
+    if (!caller.isAdmin && readViewGrants(found).length === 0) throw notFound('service', id);
     return (await renderPage(deps, caller, [found]))[0];
   },
   create: (deps: Deps, body: ServiceCreate) =>

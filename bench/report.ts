@@ -25,6 +25,8 @@ export interface ScenarioResult {
   name: string;
   operation: string;
   floor: FloorKind;
+  /** Connections, when the scenario sets its own (a latency target: 1). */
+  concurrency?: number;
   status: 'measured' | 'skipped';
   reason?: string;
   measurement?: Measurement;
@@ -196,7 +198,8 @@ export function markdown(results: BenchResults): string {
     '',
     `${load.concurrency} concurrent keep-alive connections; per row ${load.warmupSec} s warm-up, then ${load.durationSec} s measured in ${load.rounds} slices alternating with the floor; ` +
       `${results.machine.cpus} × ${results.machine.cpuModel}, Node ${results.machine.node}. ` +
-      `× floor = p50 / p50 of the floor measured with the row (read: bare Hono + one indexed read; hash: + one PBKDF2 verification).`,
+      `× floor = p50 / p50 of the floor measured with the row (read: bare Hono + one indexed read; hash: + one PBKDF2 verification). ` +
+      `[n conn.]: the row and its floor on n connections, for a latency target.`,
     '',
   );
   out.push(row(['runtime', 'scenario', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'floor req/s, p50 ms', '× floor', 'reads/req', 'writes/req', 'errors']));
@@ -213,7 +216,7 @@ export function markdown(results: BenchResults): string {
       out.push(
         row([
           rt.runtime,
-          s.name + (s.session === 'store' ? ' ¹' : ''),
+          s.name + (s.concurrency ? ` [${s.concurrency} conn.]` : '') + (s.session === 'store' ? ' ¹' : ''),
           rps(m.throughput),
           ms(m.latencyMs.p50),
           ms(m.latencyMs.p95),

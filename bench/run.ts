@@ -121,10 +121,10 @@ class Bench {
   }
 
   /** Measures the phases alternately (a scenario and its floor), one result per phase. */
-  private async measure(phases: LoadPhase[]): Promise<Measurement[]> {
+  private async measure(phases: LoadPhase[], concurrency = this.opts.concurrency): Promise<Measurement[]> {
     const results = await this.load.run({
       phases,
-      concurrency: this.opts.concurrency,
+      concurrency,
       warmupMs: this.opts.warmupSec * 1000,
       durationMs: this.opts.durationSec * 1000,
       rounds: this.opts.rounds,
@@ -240,7 +240,7 @@ class Bench {
     env: ScenarioEnv,
     floors: Record<FloorKind, LoadPhase>,
   ): Promise<ScenarioResult> {
-    const base = { name: scenario.name, operation: scenario.operation, floor: scenario.floor };
+    const base = { name: scenario.name, operation: scenario.operation, floor: scenario.floor, concurrency: scenario.concurrency };
     const skipped = (reason: string): ScenarioResult => {
       log(`  ${scenario.name}: skipped (${reason})`);
       return { ...base, status: 'skipped', reason };
@@ -273,7 +273,7 @@ class Bench {
     }
     if (!Array.isArray(built)) return skipped(built.skip);
 
-    const [floor, m] = await this.measure([floors[scenario.floor], { target: rt.target, requests: built }]);
+    const [floor, m] = await this.measure([floors[scenario.floor], { target: rt.target, requests: built }], scenario.concurrency);
     if (floor.errors > 0) throw new Error(`the ${scenario.floor} floor failed: ${floor.firstError}`);
     const result: ScenarioResult = {
       ...base,

@@ -30,6 +30,11 @@ export interface Scenario {
   floor: FloorKind;
   /** Sizes the scenario runs at (all when absent). */
   sizes?: SizeName[];
+  /**
+   * Connections for this scenario and its floor instead of `--concurrency`: 1 where the target is a
+   * latency (the time one answer takes), which more connections would turn into time spent queueing.
+   */
+  concurrency?: number;
   build(env: ScenarioEnv): Promise<RequestSpec[] | Skip>;
 }
 
@@ -218,6 +223,7 @@ export const SCENARIOS: Scenario[] = [
     name: "identity's services (worst-case identity, limit 500)",
     operation: `GET ${MGMT}/identities/{id}/services?limit=500`,
     floor: 'read',
+    concurrency: 1,
     async build({ model, sessions }) {
       return [{ method: 'GET', path: `${MGMT}/identities/${model.worst.identityId}/services?limit=500`, headers: withSession(await sessions.token(model.admin, MGMT)) }];
     },
@@ -234,6 +240,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'list services (worst-case identity, limit 500)',
     operation: `GET ${CLIENT}/services?limit=500`,
     floor: 'read',
+    concurrency: 1,
     async build({ model, sessions }) {
       return [{ method: 'GET', path: `${CLIENT}/services?limit=500`, headers: withSession(await sessions.token(model.worst)) }];
     },

@@ -7,7 +7,7 @@
  * - a delete removes the rows (and, for an entity, its `@id` entries in every policy, §3.8).
  * Role lists travel as one JSON parameter each, so no statement nears D1's 100 bound parameters.
  */
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ResolvedListQuery } from '../crud/list-query.js';
 import { listPage, qualified as q, type Statement } from '../crud/repo.js';
@@ -202,7 +202,10 @@ export function policiesLinkedTo(table: PolicyTable, role: Role, entityId: strin
  * kind `from` — an identity's services (dial/bind), its edge routers (erp), a service's routers (serp)...
  * An EXISTS per candidate row: one probe of the primary key per policy of the source entity.
  */
-export function reachable(target: Role, from: Role, fromId: string, types: readonly LinkType[], walk: 'source' | 'candidate' = 'source'): SQL {
+/** An entity id bound now, or a placeholder bound when a prepared statement runs. */
+export type BoundId = string | Placeholder;
+
+export function reachable(target: Role, from: Role, fromId: BoundId, types: readonly LinkType[], walk: 'source' | 'candidate' = 'source'): SQL {
   const e = ENTITY_TABLES[target];
   const typeList = JSON.stringify(types);
   if (walk === 'candidate') {
@@ -234,15 +237,28 @@ export async function identityServiceWalk(db: Db, identityId: string, types: rea
  */
 export async function identityServiceAccess(db: Db, identityId: string, types: readonly LinkType[]): Promise<{ walk: 'source' | 'candidate'; cachedTotal?: number }> {
   const key = [...types].sort().join(',');
-  const rows = await selectRows(
-    db,
-    sql`SELECT (SELECT count(*) FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${MANY_POLICIES + 1})) AS n,
-      (SELECT ${q(accessCounts.total)} FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration}) AS cached`,
-    ['n', 'cached'],
-  );
-  const cached = rows[0]?.cached;
-  return { walk: Number(rows[0]?.n ?? 0) > MANY_POLICIES ? 'candidate' : 'source', ...(cached === null || cached === undefined ? {} : { cachedTotal: Number(cached) }) };
+  let byTypes = accessLookups.get(db);
+  if (!byTypes) accessLookups.set(db, (byTypes = new Map()));
+  let lookup = byTypes.get(key);
+  if (!lookup) byTypes.set(key, (lookup = prepareAccessLookup(db, types)));
+  const [row] = await lookup.all({ identityId });
+  const cached = row?.cached;
+  return { walk: Number(row?.n ?? 0) > MANY_POLICIES ? 'candidate' : 'source', ...(cached === null || cached === undefined ? {} : { cachedTotal: Number(cached) }) };
 }
+
+/** The statement of `identityServiceAccess`, prepared once per database handle and set of types: it runs before every service page. */
+function prepareAccessLookup(db: Db, types: readonly LinkType[]) {
+  const identityId = sql.placeholder('identityId');
+  const key = [...types].sort().join(',');
+  return db
+    .select({
+      n: sql<number>`(SELECT count(*) FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${MANY_POLICIES + 1}))`,
+      cached: sql<number | null>`(SELECT ${q(accessCounts.total)} FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration})`,
+    })
+    .from(sql`(SELECT 1)`)
+    .prepare();
+}
+const accessLookups = new WeakMap<Db, Map<string, ReturnType<typeof prepareAccessLookup>>>();
 
 /** Whether the two entities share a policy of the type (policy advice, permissions). */
 export async function shareLink(db: Db, aRole: Role, aId: string, bRole: Role, bId: string, type: LinkType): Promise<boolean> {

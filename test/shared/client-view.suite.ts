@@ -91,6 +91,12 @@ const clientViewSuite: Suite = ({ client, db, runtime }) => {
           const listed = expectConforms(await api.call('listServices', { query: { limit: 500 } }), 'listServices', 'client');
           expect(new Map(listed.body.data.map((s) => [s.id, s.permissions]))).toEqual(expected);
           expect(listed.body.meta.pagination!.totalCount).toBe(expected.size);
+          // The page SDKs ask for has its own prepared statement; a filter takes the general path: same answer.
+          const general = await api.call('listServices', { query: { limit: 500, filter: 'id != "none"' } });
+          expect(general.body).toEqual(listed.body);
+          const paged = await api.call('listServices', { query: { limit: 2, offset: 1 } });
+          expect(paged.body).toEqual((await api.call('listServices', { query: { limit: 2, offset: 1, filter: 'id != "none"' } })).body);
+          expect(paged.body.data.map((s) => s.id)).toEqual(listed.body.data.slice(1, 3).map((s) => s.id));
           for (const s of svcIds) {
             const detail = await api.call('detailService', { path: { id: s } });
             if (expected.has(s)) expect(detail.body.data.permissions).toEqual(expected.get(s));

@@ -1,8 +1,9 @@
-import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { compileRoleFilter } from '../../crud/list-query.js';
 import { qualified as q, type Statement } from '../../crud/repo.js';
 import type { Db } from '../../db/client.js';
 import { postureChecksExistSql } from '../../posture/repo.js';
+import { reachable, type BoundId } from '../../policy/repo.js';
 import { configs, configTypes, identities, identityServiceConfigs, policyLinks, serviceConfigs, services } from '../../db/schema/index.js';
 
 /**
@@ -10,7 +11,7 @@ import { configs, configTypes, identities, identityServiceConfigs, policyLinks, 
  * `[policyId, 'dial' | 'bind']` (its `permissions`, and the policies whose posture checks apply). Both
  * ends are known, so the service's few policy rows are walked and each probes the identity's primary key.
  */
-export function serviceGrants(identityId: string): SQL<string | null> {
+export function serviceGrants(identityId: BoundId): SQL<string | null> {
   return sql<string | null>`(SELECT json_group_array(json_array(zb.policy_id, zb.policy_type)) FROM ${policyLinks} AS zb CROSS JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${identityId}
     WHERE zb.entity_id = ${q(services.id)} AND zb.role = 'service' AND zb.policy_type IN ('dial', 'bind'))`;
 }
@@ -20,7 +21,7 @@ export function serviceGrants(identityId: string): SQL<string | null> {
  * first granting policy, where listing every granting policy walks all of the service's policy rows
  * (about 28 per service at OpenZiti's many-services size, so most of a 500-service page's cost).
  */
-function servicePermissionBits(identityId: string): SQL<number> {
+function servicePermissionBits(identityId: BoundId): SQL<number> {
   const probe = (type: 'dial' | 'bind') => sql`EXISTS (SELECT 1 FROM ${policyLinks} AS zb CROSS JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${identityId}
     WHERE zb.entity_id = ${q(services.id)} AND zb.role = 'service' AND zb.policy_type = ${type})`;
   return sql<number>`(${probe('dial')} + 2 * ${probe('bind')})`;
@@ -33,7 +34,7 @@ function servicePermissionBits(identityId: string): SQL<number> {
  * entry, §4.4); otherwise the permission bits say all the view needs. The choice is one uncorrelated
  * probe, which SQLite evaluates once per statement, so only one of the two columns is ever computed.
  */
-export function serviceExtras(identityId: string) {
+export function serviceExtras(identityId: BoundId) {
   const attached = sql<string | null>`(SELECT json_group_array(json_object('typeId', ${q(serviceConfigs.configTypeId)}, 'typeName', ${q(configTypes.name)}, 'configId', ${q(serviceConfigs.configId)}, 'data', json(${q(configs.data)})))
     FROM ${serviceConfigs} JOIN ${configs} ON ${q(configs.id)} = ${q(serviceConfigs.configId)} JOIN ${configTypes} ON ${q(configTypes.id)} = ${q(serviceConfigs.configTypeId)}
     WHERE ${q(serviceConfigs.serviceId)} = ${q(services.id)})`;
@@ -48,6 +49,33 @@ export function serviceExtras(identityId: string) {
     postureChecksExist: postureChecksExistSql,
   };
 }
+/**
+ * The page SDKs ask for (`GET /services?limit=&offset=`: no filter, sort or roleFilter) of the services a
+ * Dial or Bind policy grants the identity, in the list's default order, with the view's extras. Prepared
+ * once per database handle and walk: building this statement cost as much as running it.
+ */
+function prepareGrantedPage(db: Db, walk: 'source' | 'candidate') {
+  const identityId = sql.placeholder('identityId');
+  return db
+    .select({ row: services, ...serviceExtras(identityId) })
+    .from(services)
+    .where(reachable('service', 'identity', identityId, ['dial', 'bind'], walk))
+    .orderBy(asc(services.id))
+    .limit(sql.placeholder('limit'))
+    .offset(sql.placeholder('offset'))
+    .prepare();
+}
+type GrantedPage = ReturnType<typeof prepareGrantedPage>;
+const grantedPages = new WeakMap<Db, Partial<Record<'source' | 'candidate', GrantedPage>>>();
+
+/** One page of `prepareGrantedPage`; `limit` -1 for no limit. */
+export function grantedServicePage(db: Db, identityId: string, walk: 'source' | 'candidate', limit: number, offset: number) {
+  let byWalk = grantedPages.get(db);
+  if (!byWalk) grantedPages.set(db, (byWalk = {}));
+  const page = (byWalk[walk] ??= prepareGrantedPage(db, walk));
+  return page.all({ identityId, limit, offset });
+}
+
 export type ServiceExtraValues = { attached: string | null; overrides: string | null; grants: string | null; permissionBits: number | null; postureChecksExist: number };
 
 /** The configs among `ids` that exist, with their types. */

@@ -1,5 +1,5 @@
 import { createEntity, deleteEntity, findEntity, listEntities, listRelated, updateEntity, type ListResult } from '../../crud/service.js';
-import type { ListQueryParams } from '../../crud/list-query.js';
+import { listMeta, resolveListQuery, type ListQueryParams } from '../../crud/list-query.js';
 import type { Statement } from '../../crud/repo.js';
 import type { Deps } from '../../deps.js';
 import { fieldError, messageError, notFound } from '../../errors.js';
@@ -10,7 +10,7 @@ import { affectedIdentities, markServicesChanged } from '../../policy/service-up
 import { terminatorsOfService } from '../terminators/repo.js';
 import { serviceEntity, TERMINATOR_STRATEGIES, type ServiceRow } from './entity.js';
 import { configSelection, readViewGrants, renderService } from './mapper.js';
-import { allOf, configsWithTypes, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs, type ServiceExtraValues } from './repo.js';
+import { allOf, configsWithTypes, grantedServicePage, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs, type ServiceExtraValues } from './repo.js';
 
 type Attached = { configId: string; configTypeId: string }[];
 
@@ -105,9 +105,15 @@ export const serviceService = {
     // One statement gives the walk and, usually, the cached exact total (docs/adr/0006-policy-links.md).
     const { walk, cachedTotal } = await identityServiceAccess(deps.db, caller.identityId, types);
     const roleFilter = serviceRoleFilter(query.roleFilter, query.roleSemantic);
+    const total = async () => cachedTotal ?? reachableServiceCount(deps.db, caller.identityId, types, walk);
+    const q = resolveListQuery(list, serviceEntity.fields);
+    if (!list.filter && !list.sort && !roleFilter) {
+      // What SDKs ask for: one prepared statement (the same rows and order as the general path below).
+      const [rows, n] = await Promise.all([grantedServicePage(deps.db, caller.identityId, walk, q.limit ?? -1, q.offset), total()]);
+      return renderList(deps, caller, { data: rows, meta: listMeta(n, q.limit, q.offset, serviceEntity.fields) });
+    }
     const where = allOf(reachable('service', 'identity', caller.identityId, types, walk), roleFilter);
-    const total = roleFilter ? undefined : async () => cachedTotal ?? reachableServiceCount(deps.db, caller.identityId, types, walk);
-    return renderList(deps, caller, await listEntities(deps, serviceEntity, list, { where, extras: serviceExtras(caller.identityId), render: selected, total }));
+    return renderList(deps, caller, await listEntities(deps, serviceEntity, list, { where, extras: serviceExtras(caller.identityId), render: selected, total: roleFilter ? undefined : total }));
   },
   /** The identity an admin lists services as (`asIdentity`: id or name), or 404. */
   async viewer(deps: Deps, idOrName: string): Promise<{ identityId: string; isAdmin: boolean }> {

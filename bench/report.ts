@@ -99,6 +99,9 @@ const SERVICES_TARGET_RATIO = 1.5;
 const SESSION_CREATE_TARGET_RATIO = 2;
 const SERVICE_UPDATES_TARGET_RATIO = 1.2;
 const WORST_SERVICES_P95_MS = 10;
+/** Issue targets for policy-link upkeep (docs/adr/0006-policy-links.md): a half-model policy write, one entity's attribute change. */
+const POLICY_WRITE_P95_MS = 1000;
+const ATTRIBUTE_WRITE_P95_MS = 50;
 
 export function checkTargets(results: Omit<BenchResults, 'targets'>): TargetCheck[] {
   const checks: TargetCheck[] = [];
@@ -157,6 +160,16 @@ export function checkTargets(results: Omit<BenchResults, 'targets'>): TargetChec
     if (worst?.status === 'measured' && rt.runtime === 'node') {
       const p95 = worst.measurement!.latencyMs.p95;
       checks.push({ target: `GET /services?limit=500 (worst-case identity) p95 <= ${WORST_SERVICES_P95_MS} ms`, runtime: rt.runtime, measured: `${p95.toFixed(1)} ms`, pass: p95 <= WORST_SERVICES_P95_MS && worst.measurement!.errors === 0 });
+    }
+    for (const [name, target, limitMs] of [
+      ['change a policy (half of all identities and services)', 'changing a policy matching half the model', POLICY_WRITE_P95_MS],
+      ["change an identity's role attributes", "changing one identity's role attributes", ATTRIBUTE_WRITE_P95_MS],
+    ] as const) {
+      const s = rt.scenarios.find((x) => x.name === name);
+      if (s?.status === 'measured' && rt.runtime === 'node') {
+        const p95 = s.measurement!.latencyMs.p95;
+        checks.push({ target: `${target}: p95 <= ${limitMs} ms`, runtime: rt.runtime, measured: `${p95.toFixed(1)} ms`, pass: p95 <= limitMs && s.measurement!.errors === 0 && s.measurement!.requests > 0 });
+      }
     }
     const login = rt.scenarios.find((s) => s.name === 'password login');
     if (login?.status === 'measured' && login.floorRatio) {

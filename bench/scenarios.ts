@@ -280,6 +280,42 @@ export const SCENARIOS: Scenario[] = [
       return [createSession(token, serviceId)];
     },
   },
+  {
+    // A policy write recomputes its links and stamps every identity whose service list it changes, in
+    // one batch. Service policy 0 alternates between selecting half and a third of all identities
+    // (#role-2, #role-3) over half of all services, so every request really changes thousands of links.
+    // Last in the table: it leaves the model as it found it or with policy 0 on #role-3.
+    name: 'change a policy (half of all identities and services)',
+    operation: `PATCH ${MGMT}/service-policies/{id}`,
+    floor: 'read',
+    concurrency: 1,
+    async build({ model, sessions }) {
+      const policyId = model.ids['service policies']?.[0];
+      const token = await sessions.token(model.admin, MGMT);
+      const patch = (identityRoles: string[]): RequestSpec => ({
+        method: 'PATCH',
+        path: `${MGMT}/service-policies/${policyId ?? 'none'}`,
+        headers: withSession(token),
+        body: json({ identityRoles, serviceRoles: ['#role-2'] }),
+      });
+      if (!policyId) return { skip: 'no service policies seeded', probe: patch(['#role-2']) };
+      return [patch(['#role-2']), patch(['#role-3'])];
+    },
+  },
+  {
+    // One identity's role attributes alternate between two sets: its links to every policy are
+    // recomputed and its service list stamped.
+    name: "change an identity's role attributes",
+    operation: `PATCH ${MGMT}/identities/{id}`,
+    floor: 'read',
+    concurrency: 1,
+    async build({ model, sessions }) {
+      const identityId = model.identityIds[7];
+      const token = await sessions.token(model.admin, MGMT);
+      const patch = (roleAttributes: string[]): RequestSpec => ({ method: 'PATCH', path: `${MGMT}/identities/${identityId}`, headers: withSession(token), body: json({ roleAttributes }) });
+      return [patch(['role-2', 'role-3']), patch(['role-5', 'role-7'])];
+    },
+  },
 ];
 
 /** API sessions the "new session" scenario rotates through (more than it sends in a run at this machine's rates). */

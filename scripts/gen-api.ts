@@ -36,11 +36,22 @@ function key(name: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name);
 }
 
+/** `base` with `checks` attached in order, as zod/mini writes it (`.check(a, b)` is classic's `.a().b()`). */
+function withChecks(base: string, checks: string[]): string {
+  return checks.length ? `${base}.check(${checks.join(', ')})` : base;
+}
+
 /**
- * Translates one swagger schema into zod source text. `request` reads a polymorphic sub-type as the
- * controller's generated binder does when it is a request body: the discriminator value has already chosen
- * the sub-type, so the base's enum does not apply to it (`ENDPOINT_STATE` posture responses), and required
- * names the definition does not declare are not checked (`postureResponseProcessCreate.process`).
+ * Translates one swagger schema into zod/mini source text (see ZOD_FILE). `request` reads a polymorphic
+ * sub-type as the controller's generated binder does when it is a request body: the discriminator value
+ * has already chosen the sub-type, so the base's enum does not apply to it (`ENDPOINT_STATE` posture
+ * responses), and required names the definition does not declare are not checked
+ * (`postureResponseProcessCreate.process`).
+ *
+ * Each construct is the one classic zod builds for the method it stands for, so parsing and issues are
+ * the same: `.int()` is the `z.int()` check, a string's or array's `.min()`/`.max()` are
+ * `z.minLength()`/`z.maxLength()`, a number's `z.gte()`/`z.lte()`, `.nullish()` is `z.nullish()`,
+ * `.catchall(x)` is `z.catchall(o, x)`.
  */
 function zodOf(schema: Json, defs: Json, discriminated: Map<string, string[]>, request = false): string {
   if (schema.$ref) {
@@ -64,27 +75,32 @@ function zodOf(schema: Json, defs: Json, discriminated: Map<string, string[]>, r
         out = `z.enum(${JSON.stringify(schema.enum)})`;
         break;
       }
-      out = 'z.string()';
-      if (schema.format === 'date-time') out += '.regex(DATE_TIME, "must be a date-time")';
-      if (schema.minLength !== undefined) out += `.min(${schema.minLength})`;
-      if (schema.maxLength !== undefined) out += `.max(${schema.maxLength})`;
+      const checks: string[] = [];
+      if (schema.format === 'date-time') checks.push('z.regex(DATE_TIME, "must be a date-time")');
+      if (schema.minLength !== undefined) checks.push(`z.minLength(${schema.minLength})`);
+      if (schema.maxLength !== undefined) checks.push(`z.maxLength(${schema.maxLength})`);
+      out = withChecks('z.string()', checks);
       break;
     }
     case 'integer':
     case 'number': {
-      out = type === 'integer' ? 'z.number().int()' : 'z.number()';
-      if (schema.enum) out = `z.union([${schema.enum.map((v: number) => `z.literal(${v})`).join(', ')}])`;
-      if (schema.minimum !== undefined) out += `.min(${schema.minimum})`;
-      if (schema.maximum !== undefined) out += `.max(${schema.maximum})`;
+      const checks: string[] = [];
+      let base = 'z.number()';
+      if (schema.enum) base = `z.union([${schema.enum.map((v: number) => `z.literal(${v})`).join(', ')}])`;
+      else if (type === 'integer') checks.push('z.int()');
+      if (schema.minimum !== undefined) checks.push(`z.gte(${schema.minimum})`);
+      if (schema.maximum !== undefined) checks.push(`z.lte(${schema.maximum})`);
+      out = withChecks(base, checks);
       break;
     }
     case 'boolean':
       out = 'z.boolean()';
       break;
     case 'array': {
-      out = `z.array(${schema.items ? zodOf(schema.items, defs, discriminated) : 'z.unknown()'})`;
-      if (schema.minItems !== undefined) out += `.min(${schema.minItems})`;
-      if (schema.maxItems !== undefined) out += `.max(${schema.maxItems})`;
+      const checks: string[] = [];
+      if (schema.minItems !== undefined) checks.push(`z.minLength(${schema.minItems})`);
+      if (schema.maxItems !== undefined) checks.push(`z.maxLength(${schema.maxItems})`);
+      out = withChecks(`z.array(${schema.items ? zodOf(schema.items, defs, discriminated) : 'z.unknown()'})`, checks);
       break;
     }
     case 'object': {
@@ -103,22 +119,39 @@ function zodOf(schema: Json, defs: Json, discriminated: Map<string, string[]>, r
         let f = zodOf(p, defs, discriminated);
         const nullable = p['x-nullable'] === true;
         // Optional properties accept null too: PATCH bodies use null for "leave unchanged".
-        if (!required.has(n)) f += '.nullish()';
+        if (!required.has(n)) f = `z.nullish(${f})`;
         else if (f === 'z.unknown()') f = 'PRESENT';
-        else if (nullable) f += '.nullable()';
+        else if (nullable) f = `z.nullable(${f})`;
         return `${key(n)}: ${f}`;
       });
       // Required names the definition does not declare (apiSessionDetail.cachedUpdatedAt): any value, but present.
       if (!request) for (const n of required) if (!(n in props)) fields.push(`${key(n)}: PRESENT`);
       out = `z.object({ ${fields.join(', ')} })`;
       if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
-        out += `.catchall(${zodOf(schema.additionalProperties, defs, discriminated)})`;
+        out = `z.catchall(${out}, ${zodOf(schema.additionalProperties, defs, discriminated)})`;
       }
       break;
     }
     default:
       out = 'z.unknown()';
   }
+  return out;
+}
+
+/** The definitions a schema refers to, read as `zodOf` reads it (a request sub-type inlines its discriminated base). */
+function refsOf(schema: Json | undefined, defs: Json, request = false, out = new Set<string>()): Set<string> {
+  if (!schema || typeof schema !== 'object') return out;
+  if (schema.$ref) {
+    const name = refName(schema.$ref);
+    const base = defs[name];
+    if (request && base?.discriminator && base.properties?.[base.discriminator]) return refsOf({ ...base, discriminator: undefined }, defs, request, out);
+    out.add(name);
+    return out;
+  }
+  for (const part of (schema.allOf ?? []) as Json[]) refsOf(part, defs, request, out);
+  for (const prop of Object.values((schema.properties ?? {}) as Json)) refsOf(prop as Json, defs, false, out);
+  refsOf(schema.items, defs, false, out);
+  if (typeof schema.additionalProperties === 'object') refsOf(schema.additionalProperties, defs, false, out);
   return out;
 }
 
@@ -232,42 +265,85 @@ function generate(api: 'client' | 'management') {
     }
   }
 
+  // What the router validates: the definitions of body parameters and of the request-body sub-types of a
+  // discriminated body, with what they refer to. Only these are in <api>-schemas.ts, which the runtime
+  // imports; the other definitions (replies, which the tests check) are in <api>-response-schemas.ts.
+  const bodyRoots = new Set<string>();
+  for (const item of Object.values(spec.paths as Json)) {
+    const ops = METHODS.map((m) => item[m] as Json | undefined).filter((op): op is Json => !!op);
+    for (const p of [...(item.parameters ?? []), ...ops.flatMap((op) => op.parameters ?? [])] as Json[]) {
+      const ref = p.in === 'body' ? (p.schema?.$ref ?? p.schema?.items?.$ref) : undefined;
+      if (ref) bodyRoots.add(refName(ref));
+    }
+  }
+  const bodyDiscriminated = [...discriminated.keys()].filter((base) => bodyRoots.has(base)).sort((a, b) => a.localeCompare(b));
+  const requestNames = new Set<string>();
+  const visit = (names: Iterable<string>): void => {
+    for (const name of names) {
+      if (requestNames.has(name)) continue;
+      requestNames.add(name);
+      visit(refsOf(defs[name], defs));
+    }
+  };
+  visit(bodyRoots);
+  for (const base of bodyDiscriminated) for (const sub of discriminated.get(base)!) visit(refsOf(defs[sub], defs, true));
+
   const schemaLines: string[] = [];
+  const responseLines: string[] = [];
+  const responseImports = new Set<string>();
   for (const name of Object.keys(defs).sort()) {
-    const body = zodOf(defs[name], defs, discriminated);
-    schemaLines.push(`export const ${ident(name)}: z.ZodType = /* @__PURE__ */ z.lazy(() => ${body});`);
+    const line = `export const ${ident(name)}: z.ZodMiniType = /* @__PURE__ */ z.lazy(() => ${zodOf(defs[name], defs, discriminated)});`;
+    if (requestNames.has(name)) {
+      schemaLines.push(line);
+    } else {
+      responseLines.push(line);
+      for (const ref of refsOf(defs[name], defs)) if (requestNames.has(ref)) responseImports.add(ident(ref));
+    }
   }
   // A sub-type as a request body (see zodOf): what the discriminator table hands the router.
   const requestLines: string[] = [];
-  const discriminatorLines = [...discriminated.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([base, subs]) => {
-      const field = defs[base].discriminator as string;
-      const entries = subs.sort().map((s) => {
-        const value = (defs[s]['x-class'] as string | undefined) ?? s;
-        requestLines.push(`const ${ident(s)}Body: z.ZodType = /* @__PURE__ */ z.lazy(() => ${zodOf(defs[s], defs, discriminated, true)});`);
-        return `[${JSON.stringify(value)}, ${ident(s)}Body]`;
-      });
-      return `  ${key(base)}: { field: ${JSON.stringify(field)}, subtypes: new Map<string, z.ZodType>([${entries.join(', ')}]) },`;
+  const discriminatorLines = bodyDiscriminated.map((base) => {
+    const field = defs[base].discriminator as string;
+    const entries = discriminated.get(base)!.sort().map((s) => {
+      const value = (defs[s]['x-class'] as string | undefined) ?? s;
+      requestLines.push(`const ${ident(s)}Body: z.ZodMiniType = /* @__PURE__ */ z.lazy(() => ${zodOf(defs[s], defs, discriminated, true)});`);
+      return `[${JSON.stringify(value)}, ${ident(s)}Body]`;
     });
+    return `  ${key(base)}: { field: ${JSON.stringify(field)}, subtypes: new Map<string, z.ZodMiniType>([${entries.join(', ')}]) },`;
+  });
 
-  const schemaFile = [
-    '// Generated by scripts/gen-api.ts from the OpenZiti edge-api specification. Do not edit.',
-    "import { z } from 'zod';",
-    '',
+  const preamble = [
     'const DATE_TIME = /^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?([Zz]|[+-]\\d{2}:?\\d{2})$/;',
     '/** A required property of any value: it must be there (z.unknown() alone would accept it missing). */',
-    'const PRESENT = z.unknown().refine((v) => v !== undefined, "is required");',
+    'const PRESENT = z.unknown().check(z.refine((v) => v !== undefined, "is required"));',
+  ];
+  const schemaFile = [
+    '// Generated by scripts/gen-api.ts from the OpenZiti edge-api specification. Do not edit.',
+    '// The definitions request bodies use (and those they refer to): what the router validates.',
+    "import * as z from './zod.js';",
+    '',
+    ...preamble,
     '',
     ...schemaLines,
     '',
     '/** Polymorphic sub-types as request bodies: the discriminator chose them, undeclared required names are not checked. */',
     ...requestLines,
     '',
-    '/** Discriminated (polymorphic) definitions: the discriminator property and the request-body schema per value. */',
-    'export const discriminators: Record<string, { field: string; subtypes: Map<string, z.ZodType> }> = {',
+    '/** Discriminated (polymorphic) request bodies: the discriminator property and the request-body schema per value. */',
+    'export const discriminators: Record<string, { field: string; subtypes: Map<string, z.ZodMiniType> }> = {',
     ...discriminatorLines,
     '};',
+    '',
+  ].join('\n');
+  const responseSchemaFile = [
+    '// Generated by scripts/gen-api.ts from the OpenZiti edge-api specification. Do not edit.',
+    `// The definitions no request body uses (replies): the tests check replies against them; the router never loads them.`,
+    "import * as z from './zod.js';",
+    ...(responseImports.size ? [`import { ${[...responseImports].sort().join(', ')} } from './${api}-schemas.js';`] : []),
+    '',
+    ...preamble,
+    '',
+    ...responseLines,
     '',
   ].join('\n');
 
@@ -371,17 +447,39 @@ function generate(api: 'client' | 'management') {
     '',
   ].join('\n');
 
-  return { schemaFile, opsFile, typesFile, count: ops.length };
+  return { schemaFile, responseSchemaFile, opsFile, typesFile, count: ops.length };
 }
+
+/**
+ * The zod the schemas are built with: zod/mini (the schemas never use classic zod's methods, and its entry
+ * brings the JSON-schema conversion into the Worker bundle), set up as the classic `zod` entry sets itself up
+ * on first use: English issue messages (the `default` reasons of src/http/validate.ts quote them) and the
+ * memoizer that gives containers cycle support. A setting made before this module runs is kept, as classic
+ * zod keeps it.
+ */
+const ZOD_FILE = [
+  '// Generated by scripts/gen-api.ts. Do not edit.',
+  '// zod/mini, set up as the classic `zod` entry sets itself up: English issue messages and the memoizer.',
+  "import { config, globalConfig, memoizer } from 'zod/v4/core';",
+  "import en from 'zod/v4/locales/en.js';",
+  '',
+  'if (!globalConfig.localeError) config(en());',
+  'if (!globalConfig.memoizer) config({ memoizer: memoizer() });',
+  '',
+  "export * from 'zod/mini';",
+  '',
+].join('\n');
 
 mkdirSync(outDir, { recursive: true });
 let drift = false;
 for (const api of ['client', 'management'] as const) {
-  const { schemaFile, opsFile, typesFile, count } = generate(api);
+  const { schemaFile, responseSchemaFile, opsFile, typesFile, count } = generate(api);
   for (const [file, text] of [
     [`${api}-schemas.ts`, schemaFile],
+    [`${api}-response-schemas.ts`, responseSchemaFile],
     [`${api}-operations.ts`, opsFile],
     [`${api}-types.ts`, typesFile],
+    ...(api === 'client' ? ([['zod.ts', ZOD_FILE]] as const) : []),
   ] as const) {
     const target = join(outDir, file);
     if (check) {

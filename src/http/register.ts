@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { clientAddress } from '../auth/client-address.js';
 import { withSecondaryExtJwt } from '../auth/ext-jwt-secondary.js';
 import { bearerCandidates } from '../auth/ext-jwt/verify.js';
@@ -72,8 +72,8 @@ interface BodySpec {
   name: string;
   required: boolean;
   /** Null for raw text bodies. */
-  schema: z.ZodType | null;
-  discriminator?: { field: string; subtypes: Map<string, z.ZodType> };
+  schema: z.ZodMiniType | null;
+  discriminator?: { field: string; subtypes: Map<string, z.ZodMiniType> };
   array: boolean;
 }
 
@@ -84,7 +84,7 @@ function bodyParam(op: OperationSpec, schemas: Record<string, unknown>): BodySpe
   if (p.schema === '$string') return { name: p.name, required: !!p.required, schema: null, array: false };
   const array = p.schema.startsWith('$array:');
   const name = array ? p.schema.slice(7) : p.schema;
-  const schema = schemas[name] as z.ZodType | undefined;
+  const schema = schemas[name] as z.ZodMiniType | undefined;
   if (!schema) throw new Error(`no schema ${name} for ${op.operationId}`);
   return { name: p.name, required: !!p.required, schema, discriminator: discriminators[name], array };
 }
@@ -209,14 +209,14 @@ function parseBody(op: OperationSpec, spec: BodySpec, raw: Uint8Array, contentTy
 }
 
 /** A polymorphic body (or array item) is validated as the sub-type its discriminator names; otherwise as the base. */
-function schemaFor(spec: BodySpec, input: unknown): z.ZodType {
+function schemaFor(spec: BodySpec, input: unknown): z.ZodMiniType {
   const schema = spec.schema!;
   if (!spec.discriminator || !input || typeof input !== 'object' || Array.isArray(input)) return schema;
   const tag = (input as Record<string, unknown>)[spec.discriminator.field];
   return (typeof tag === 'string' ? spec.discriminator.subtypes.get(tag) : undefined) ?? schema;
 }
 
-function check(schema: z.ZodType, input: unknown): unknown {
+function check(schema: z.ZodMiniType, input: unknown): unknown {
   const result = schema.safeParse(input);
   if (!result.success) throw zodIssueToError(result.error.issues[0], input);
   return result.data;

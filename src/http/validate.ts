@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { $ZodIssue } from 'zod/v4/core';
 import { readCapped } from '../lib/streams.js';
 import { ApiError, causeValue, SECRET_FIELDS } from '../errors.js';
 import type { OperationSpec, ParamSpec } from './operation.js';
@@ -115,7 +115,7 @@ function nestingDepth(text: string, limit: number): number {
   return max;
 }
 
-type Issue = z.core.$ZodIssue;
+type Issue = $ZodIssue;
 
 function pathOf(issue: Issue, root: string): string {
   const parts = issue.path.map(String);

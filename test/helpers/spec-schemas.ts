@@ -1,13 +1,15 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import * as clientOps from '../../src/generated/client-operations.js';
+import * as clientResponseSchemas from '../../src/generated/client-response-schemas.js';
 import * as clientSchemas from '../../src/generated/client-schemas.js';
 import * as managementOps from '../../src/generated/management-operations.js';
+import * as managementResponseSchemas from '../../src/generated/management-response-schemas.js';
 import * as managementSchemas from '../../src/generated/management-schemas.js';
 import type { OperationSpec } from '../../src/http/operation.js';
 
 export const apis = {
-  client: { base: clientOps.basePath, operations: clientOps.operations, schemas: clientSchemas as unknown as Record<string, z.ZodType> },
-  management: { base: managementOps.basePath, operations: managementOps.operations, schemas: managementSchemas as unknown as Record<string, z.ZodType> },
+  client: { base: clientOps.basePath, operations: clientOps.operations, schemas: { ...clientSchemas, ...clientResponseSchemas } as unknown as Record<string, z.ZodMiniType> },
+  management: { base: managementOps.basePath, operations: managementOps.operations, schemas: { ...managementSchemas, ...managementResponseSchemas } as unknown as Record<string, z.ZodMiniType> },
 };
 export type ApiKey = keyof typeof apis;
 

@@ -255,7 +255,10 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
-    // Every request on another API session of the typical identity: each create is a new session.
+    // Every request on an API session of its own (written straight into the store), so each one truly
+    // creates a session. The requests are data the load generator copies once, while the probe, the
+    // statement count and the in-process tool send the first ones again: each request reads its header
+    // when it is sent or copied and takes the next unused API session then, so none is used twice.
     name: 'create session (Dial, new)',
     operation: `POST ${CLIENT}/sessions`,
     floor: 'read',
@@ -263,8 +266,19 @@ export const SCENARIOS: Scenario[] = [
       const serviceId = model.ids['services']?.[0];
       const token = await sessions.token(model.typical);
       if (!serviceId) return { skip: 'no services seeded', probe: createSession(token, 'no-service-seeded') };
-      const tokens = await insertApiSessions(store, model.typical, NEW_SESSION_TOKENS);
-      return tokens.map((t) => createSession(t, serviceId));
+      const tokens = await insertApiSessions(store, model.typical, NEW_SESSION_POOL);
+      let next = 0;
+      // Past the pool (not at this machine's rates) the API sessions are reused: re-creates.
+      const fresh = () => tokens[next++ % tokens.length];
+      const body = json({ serviceId, type: 'Dial' });
+      return Array.from({ length: NEW_SESSION_REQUESTS }, (): RequestSpec => ({
+        method: 'POST',
+        path: `${CLIENT}/sessions`,
+        get headers() {
+          return withSession(fresh());
+        },
+        body,
+      }));
     },
   },
   {
@@ -318,8 +332,13 @@ export const SCENARIOS: Scenario[] = [
   },
 ];
 
-/** API sessions the "new session" scenario rotates through (more than it sends in a run at this machine's rates). */
-const NEW_SESSION_TOKENS = 20_000;
+/**
+ * The "new session" scenario's requests (more than the load generator sends in a run at this machine's
+ * rates) and its API sessions: one per request copied to the load generator, again for a profiled run,
+ * and a reserve for the probe, the statement count and the in-process tool's rounds.
+ */
+const NEW_SESSION_REQUESTS = 10_000;
+const NEW_SESSION_POOL = 2 * NEW_SESSION_REQUESTS + 5_000;
 
 function createSession(token: string, serviceId: string): RequestSpec {
   return { method: 'POST', path: `${CLIENT}/sessions`, headers: withSession(token), body: json({ serviceId, type: 'Dial' }) };

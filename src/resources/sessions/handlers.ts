@@ -24,7 +24,7 @@ export const sessionHandlers = handlers<SharedOperations>()({
 
 /** Client `POST /sessions` (§6.1). */
 export const clientSessionHandlers = handlers<ClientOperations>()({
-  createSession: async ({ svc, caller, body, reply }) => reply.createdDetail(forApi('client')(await createSession(svc.deps, asCaller(caller), body))),
+  createSession: async ({ svc, caller, body, reply }) => reply.createdDetail(await createSession(svc.deps, asCaller(caller), body)),
 });
 
 /** Management `GET /sessions/{id}/route-path`. */

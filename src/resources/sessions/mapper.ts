@@ -1,5 +1,5 @@
 import { baseEntity, entityRef } from '../../crud/render.js';
-import type { CommonEdgeRouterProperties, SessionEdgeRouter } from '../../generated/client-types.js';
+import type { CommonEdgeRouterProperties, SessionDetail, SessionEdgeRouter } from '../../generated/client-types.js';
 import type { SessionManagementDetail } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
 
@@ -21,8 +21,10 @@ export function renderCommonRouter(r: RouterColumns): CommonEdgeRouterProperties
   return { name: r.name, hostname: '', isOnline: false, supportedProtocols: {}, syncStatus: 'SYNC_UNKNOWN', cost: r.cost, noTraversal: Boolean(r.noTraversal), disabled: Boolean(r.disabled), appData: r.appData ?? {} };
 }
 
+/** A session's routers: the common properties and `urls`, the deprecated copy of `supportedProtocols`. */
 export function renderSessionRouters(json: string | null): SessionEdgeRouter[] {
-  return readJson<RouterColumns[]>(json, []).map((r) => ({ ...renderCommonRouter(r), urls: {} }));
+  // Onto the fresh object: a spread would copy it again.
+  return readJson<RouterColumns[]>(json, []).map((r) => Object.assign(renderCommonRouter(r), { urls: {} }));
 }
 
 export interface SessionView {
@@ -34,19 +36,25 @@ export interface SessionView {
   policyNames: string | null;
 }
 
-/** The session detail; the management detail adds the granting `servicePolicies` (§6.3). */
-export function renderSession(s: SessionView): SessionManagementDetail {
-  const { row } = s;
+/** The client's session detail (§6.1): what `POST /sessions` answers. */
+export function renderClientSession(row: SessionView['row'], token: string, serviceName: string, routers: string | null): SessionDetail {
   return {
     ...baseEntity(row, `./sessions/${row.id}`, { 'route-path': 'route-path' }),
     type: row.type,
-    token: s.token,
+    token,
     serviceId: row.serviceId,
-    service: entityRef('services', row.serviceId, s.serviceName),
+    service: entityRef('services', row.serviceId, serviceName),
     apiSessionId: row.apiSessionId,
     apiSession: entityRef('api-sessions', row.apiSessionId, row.apiSessionId),
     identityId: row.identityId,
-    edgeRouters: renderSessionRouters(s.routers),
+    edgeRouters: renderSessionRouters(routers),
+  };
+}
+
+/** The session detail; the management detail adds the granting `servicePolicies` (§6.3). */
+export function renderSession(s: SessionView): SessionManagementDetail {
+  return {
+    ...renderClientSession(s.row, s.token, s.serviceName, s.routers),
     servicePolicies: readJson<[string, string][]>(s.policyNames, []).map(([id, name]) => entityRef('service-policies', id, name)),
   };
 }

@@ -1,74 +1,132 @@
-import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { qualified as q } from '../../crud/repo.js';
 import { selectRows, type Db } from '../../db/client.js';
 import { postureChecksExistSql } from '../../posture/repo.js';
 import { apiSessions, edgeRouters, policyLinks, servicePolicies, services, sessions } from '../../db/schema/index.js';
-import { serviceGrants } from '../services/repo.js';
 
 /** At most this many edge routers per session, ordered by id (none is ever connected here, §6.2). */
 const SESSION_ROUTERS = 25;
 
+/** The JSON array of the routers' columns their items render (`RouterColumns`), over `zr` at most 25 by id. */
+const routerItems = (routers: SQL) =>
+  sql<string | null>`(SELECT json_group_array(json_object('id', zr.id, 'name', zr.name, 'cost', zr.cost, 'noTraversal', zr.no_traversal, 'disabled', zr.disabled, 'appData', json(zr.app_data)))
+    FROM (${routers} ORDER BY zr.id LIMIT ${SESSION_ROUTERS}) AS zr)`;
+
 /**
- * The edge routers a session may use (§3.3 c): those an edge router policy gives the identity and a
- * service edge router policy gives the service, as a JSON array of the columns its items render.
+ * The edge routers a session of the identity for the service may use (§3.3 c): those an edge router
+ * policy gives the identity and a service edge router policy gives the service, at most 25 by id, as a
+ * JSON array of `RouterColumns`. For bound ids: the identity's edge router policies and the service's
+ * service edge router policies are read once into two in-memory lists, then the routers are walked in
+ * id order, each walking its own links of each kind (one index range; the `+` keeps it a range) against
+ * those lists, until 25 pass. Probing the link index per policy and router touched far more pages.
  */
-export function sessionRouters(identityId: SQL | string, serviceId: SQL | string): SQL<string | null> {
-  return sql<string | null>`(SELECT json_group_array(json_object('id', zr.id, 'name', zr.name, 'cost', zr.cost, 'noTraversal', zr.no_traversal, 'disabled', zr.disabled, 'appData', json(zr.app_data)))
-    FROM (SELECT * FROM ${edgeRouters} AS zr
+export function sessionRouters(identityId: string | Placeholder, serviceId: string | Placeholder): SQL<string | null> {
+  return routerItems(sql`SELECT zr.id, zr.name, zr.cost, zr.no_traversal, zr.disabled, zr.app_data FROM ${edgeRouters} AS zr
+      WHERE EXISTS (SELECT 1 FROM ${policyLinks} AS yb WHERE yb.entity_id = zr.id AND yb.role = 'router' AND yb.policy_type = 'erp'
+          AND +yb.policy_id IN (SELECT ya.policy_id FROM ${policyLinks} AS ya WHERE ya.entity_id = ${identityId} AND ya.role = 'identity' AND ya.policy_type = 'erp'))
+        AND EXISTS (SELECT 1 FROM ${policyLinks} AS xb WHERE xb.entity_id = zr.id AND xb.role = 'router' AND xb.policy_type = 'serp'
+          AND +xb.policy_id IN (SELECT xa.policy_id FROM ${policyLinks} AS xa WHERE xa.entity_id = ${serviceId} AND xa.role = 'service' AND xa.policy_type = 'serp'))`);
+}
+
+/**
+ * The same routers for ids given by columns of an outer row (listed sessions). Lists as in
+ * `sessionRouters` would be correlated, rebuilt for every router: here each router probes the policies
+ * of the identity (the service) for a link to itself instead.
+ */
+function sessionRoutersOf(identityId: SQL, serviceId: SQL): SQL<string | null> {
+  return routerItems(sql`SELECT zr.id, zr.name, zr.cost, zr.no_traversal, zr.disabled, zr.app_data FROM ${edgeRouters} AS zr
       WHERE EXISTS (SELECT 1 FROM ${policyLinks} AS ya JOIN ${policyLinks} AS yb ON yb.policy_id = ya.policy_id AND yb.role = 'router' AND yb.entity_id = zr.id
           WHERE ya.entity_id = ${identityId} AND ya.role = 'identity' AND ya.policy_type = 'erp')
         AND EXISTS (SELECT 1 FROM ${policyLinks} AS xa JOIN ${policyLinks} AS xb ON xb.policy_id = xa.policy_id AND xb.role = 'router' AND xb.entity_id = zr.id
-          WHERE xa.entity_id = ${serviceId} AND xa.role = 'service' AND xa.policy_type = 'serp')
-      ORDER BY zr.id LIMIT ${SESSION_ROUTERS}) AS zr)`;
+          WHERE xa.entity_id = ${serviceId} AND xa.role = 'service' AND xa.policy_type = 'serp')`);
 }
 
 /** What each listed session renders besides its row: service and API session names, its routers. */
 export function sessionExtras() {
   return {
     serviceName: sql<string | null>`(SELECT ${q(services.name)} FROM ${services} WHERE ${q(services.id)} = ${q(sessions.serviceId)})`,
-    routers: sessionRouters(q(sessions.identityId), q(sessions.serviceId)),
+    routers: sessionRoutersOf(q(sessions.identityId), q(sessions.serviceId)),
     policyNames: sql<string | null>`(SELECT json_group_array(json_array(zp.id, zp.name)) FROM ${servicePolicies} AS zp WHERE zp.id IN (SELECT value FROM json_each(${q(sessions.servicePolicies)})))`,
   };
 }
 
+/** Prepared once per database handle: building these queries costs more than running them. */
+function preparedPer<P>(build: (db: Db) => P): (db: Db) => P {
+  const prepared = new WeakMap<Db, P>();
+  return (db) => {
+    let p = prepared.get(db);
+    if (!p) prepared.set(db, (p = build(db)));
+    return p;
+  };
+}
+
+const identityId = sql.placeholder('identityId');
+const apiSessionId = sql.placeholder('apiSessionId');
+const serviceId = sql.placeholder('serviceId');
+
 /**
- * Everything `POST /sessions` decides on, in one read: the service, the policies granting it to the
- * identity, the routers the session would get, and the session this API session already has for it.
+ * The service policies granting the service to the identity, as a JSON array of `[policyId, 'dial' |
+ * 'bind', policyName]` ordered by type and id: the identity's and the service's Dial/Bind links are two
+ * ranges of one index, sorted by policy id, so they are intersected by merging them (whichever is
+ * longer costs a sequential walk, never a probe per row).
  */
-export async function sessionProbe(db: Db, identityId: string, apiSessionId: string, serviceId: string, type: 'Dial' | 'Bind') {
-  const rows = await db
+const grantsWithNames = sql<string | null>`(SELECT json_group_array(json_array(zg.policy_id, zg.policy_type, zp.name))
+  FROM (SELECT zi.policy_type, zi.policy_id FROM ${policyLinks} AS zi WHERE zi.entity_id = ${identityId} AND zi.role = 'identity' AND zi.policy_type IN ('bind', 'dial')
+    INTERSECT SELECT zv.policy_type, zv.policy_id FROM ${policyLinks} AS zv WHERE zv.entity_id = ${serviceId} AND zv.role = 'service' AND zv.policy_type IN ('bind', 'dial')
+    ORDER BY 1, 2) AS zg
+  LEFT JOIN ${servicePolicies} AS zp ON zp.id = zg.policy_id)`;
+
+const probeQuery = preparedPer((db) =>
+  db
     .select({
       name: services.name,
-      grants: serviceGrants(identityId),
+      grants: grantsWithNames,
       routers: sessionRouters(identityId, serviceId),
-      // Names of the service policies granting the service to the identity (the management detail's refs).
-      policyNames: sql<string | null>`(SELECT json_group_array(json_array(zp.id, zp.name)) FROM ${servicePolicies} AS zp WHERE zp.id IN (
-        SELECT zb.policy_id FROM ${policyLinks} AS zb JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${identityId}
-        WHERE zb.entity_id = ${serviceId} AND zb.role = 'service' AND zb.policy_type IN ('dial', 'bind')))`,
       // Whether posture applies at all (§6.1 step 3 is skipped when no posture check exists).
       postureChecks: postureChecksExistSql,
-      existing: sql<string | null>`(SELECT json_object('id', zs.id, 'createdAt', zs.created_at, 'updatedAt', zs.updated_at, 'tags', zs.tags, 'servicePolicies', zs.service_policies)
-        FROM ${sessions} AS zs WHERE zs.api_session_id = ${apiSessionId} AND zs.service_id = ${serviceId} AND zs.type = ${type})`,
+      existing: sql<string | null>`(SELECT json_object('id', zs.id, 'createdAt', zs.created_at, 'tags', zs.tags)
+        FROM ${sessions} AS zs WHERE zs.api_session_id = ${apiSessionId} AND zs.service_id = ${serviceId} AND zs.type = ${sql.placeholder('type')})`,
     })
     .from(services)
     .where(eq(services.id, serviceId))
-    .limit(1);
-  return rows[0];
+    .limit(1)
+    .prepare(),
+);
+
+/** A session as the probe reads it: what its answer needs besides the caller and the service. */
+export interface ExistingSession {
+  id: string;
+  createdAt: number;
+  tags: string;
 }
 
 /**
- * Inserts the session unless this API session already has one for the service and type (the unique
- * index decides under concurrency) or the API session has ended meanwhile: the returned id says which.
+ * Everything `POST /sessions` decides on, in one prepared read: the service, the policies granting it
+ * to the identity (with their names), the routers the session would get, whether posture checks exist,
+ * and the session this API session already has for it. Undefined when the service does not exist.
  */
-export async function insertSession(db: Db, row: { id: string; now: number; tags: string; apiSessionId: string; identityId: string; serviceId: string; type: 'Dial' | 'Bind'; servicePolicies: string }): Promise<boolean> {
-  const inserted = await db
+export async function sessionProbe(db: Db, ids: { identityId: string; apiSessionId: string; serviceId: string; type: 'Dial' | 'Bind' }) {
+  return probeQuery(db).get(ids);
+}
+
+const insertQuery = preparedPer((db) =>
+  db
     .insert(sessions)
     .select(
-      sql`SELECT ${row.id}, ${row.now}, ${row.now}, ${row.tags}, 0, ${row.apiSessionId}, ${row.identityId}, ${row.serviceId}, ${row.type}, ${row.servicePolicies}
-        WHERE EXISTS (SELECT 1 FROM ${apiSessions} WHERE ${q(apiSessions.id)} = ${row.apiSessionId})`,
+      sql`SELECT ${sql.placeholder('id')}, ${sql.placeholder('now')}, ${sql.placeholder('now')}, ${sql.placeholder('tags')}, 0, ${apiSessionId}, ${identityId}, ${serviceId}, ${sql.placeholder('type')}, ${sql.placeholder('servicePolicies')}
+        WHERE EXISTS (SELECT 1 FROM ${apiSessions} WHERE ${q(apiSessions.id)} = ${apiSessionId})`,
     )
     .onConflictDoNothing()
-    .returning({ id: sessions.id });
+    .returning({ id: sessions.id })
+    .prepare(),
+);
+
+/**
+ * Inserts the session unless this API session already has one for the service and type (the unique
+ * index decides under concurrency) or the API session has ended meanwhile: false then.
+ */
+export async function insertSession(db: Db, row: { id: string; now: number; tags: string; apiSessionId: string; identityId: string; serviceId: string; type: 'Dial' | 'Bind'; servicePolicies: string }): Promise<boolean> {
+  const inserted = await insertQuery(db).all(row);
   return inserted.length > 0;
 }
 

@@ -8,17 +8,16 @@ import { findEntity, listEntities, type ListResult } from '../../crud/service.js
 import { atomic } from '../../db/client.js';
 import type { Deps } from '../../deps.js';
 import { ApiError, fieldError, messageError, notFound } from '../../errors.js';
-import type { ServiceEdgeRouters, SessionCreate } from '../../generated/client-types.js';
+import type { ServiceEdgeRouters, SessionCreate, SessionDetail } from '../../generated/client-types.js';
 import type { SessionManagementDetail } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
 import { mintServiceAccessToken } from '../../oidc/tokens.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { evaluatePolicies, postureChecksExist, recordFailedServiceRequest, type PolicyPosture } from '../../posture/evaluate.js';
-import { readGrants } from '../services/mapper.js';
 import { serviceService, type ServiceCaller } from '../services/service.js';
 import { sessionEntity, type SessionRow } from './entity.js';
-import { renderCommonRouter, renderSession, type RouterColumns } from './mapper.js';
-import { deleteSessionRow, deleteSessionStatement, insertSession, routersFor, sessionExtras, sessionProbe, sessionsOfApiSession, visibleTo } from './repo.js';
+import { renderClientSession, renderCommonRouter, renderSession, type RouterColumns } from './mapper.js';
+import { deleteSessionRow, deleteSessionStatement, insertSession, routersFor, sessionExtras, sessionProbe, sessionsOfApiSession, visibleTo, type ExistingSession } from './repo.js';
 import { isSessionToken, sessionToken } from './token.js';
 
 /** Who asks: the identity, its API session, and whether it is an admin (then it sees every session). */
@@ -46,57 +45,58 @@ function passing(grantIds: readonly string[], posture: ReadonlyMap<string, Polic
  * record), a shared edge router (400), then one conditional insert. A second create on the same API
  * session for the same service and type returns the first session; so do concurrent ones (the unique
  * index decides). Statements: the probe and the insert (a re-create: the probe alone), plus the posture
- * reads when posture checks exist.
+ * reads when posture checks exist. The answer is the client's session detail (no `servicePolicies`).
  */
-export async function createSession(deps: Deps, caller: SessionCaller, body: SessionCreate): Promise<SessionManagementDetail> {
+export async function createSession(deps: Deps, caller: SessionCaller, body: SessionCreate): Promise<SessionDetail> {
   const type = body.type ?? 'Dial';
   if (type !== 'Dial' && type !== 'Bind') throw fieldError('type', 'type must be one of Dial or Bind', type);
   const serviceId = body.serviceId ?? '';
   if (serviceId === '') throw fieldError('serviceId', 'serviceId is required', serviceId);
 
-  const probe = await sessionProbe(deps.db, caller.identityId, caller.apiSessionId, serviceId, type);
-  const grants = probe ? readGrants(probe) : [];
+  const ids = { identityId: caller.identityId, apiSessionId: caller.apiSessionId, serviceId, type };
+  const probe = await sessionProbe(deps.db, ids);
+  const grants = readJson<[string, 'dial' | 'bind', string | null][]>(probe?.grants, []);
   if (!probe || (!caller.isAdmin && grants.length === 0)) throw notFound('service', serviceId);
-  const granting = grants.filter((g) => g.type === type.toLowerCase()).map((g) => g.policyId);
+  const lowerType = type === 'Dial' ? 'dial' : 'bind';
+  const granting = grants.filter((g) => g[1] === lowerType);
   if (granting.length === 0) throw fieldError('ServiceId', 'service not found', serviceId);
 
-  const existing = readJson<{ id: string; createdAt: number; updatedAt: number; tags: string; servicePolicies: string } | null>(probe.existing, null);
-  const row = (id: string, at: number, tags: string, policies: string): SessionRow => ({ id, createdAt: at, updatedAt: at, tags, isSystem: false, apiSessionId: caller.apiSessionId, identityId: caller.identityId, serviceId, type, servicePolicies: policies });
-  const names = readJson<[string, string][]>(probe.policyNames, []);
-  const namesOf = (policiesJson: string) => {
-    const ids = new Set(readJson<string[]>(policiesJson, []));
-    return JSON.stringify(names.filter(([pid]) => ids.has(pid)));
-  };
-  const answer = (r: SessionRow) => render(deps, { row: r, serviceName: probe.name, routers: probe.routers, policyNames: namesOf(r.servicePolicies) });
-  if (existing && !caller.bearer) return answer(row(existing.id, existing.createdAt, existing.tags, existing.servicePolicies));
+  const answer = (id: string, createdAt: number, tags: string, token: string): SessionDetail =>
+    renderClientSession({ id, createdAt, updatedAt: createdAt, tags, isSystem: false, apiSessionId: caller.apiSessionId, identityId: caller.identityId, serviceId, type }, token, probe.name, probe.routers);
+  const existing = caller.bearer ? null : readJson<ExistingSession | null>(probe.existing, null);
+  if (existing) return answer(existing.id, existing.createdAt, existing.tags, await sessionToken(deps.config.controllerSecret, existing.id));
 
-  const posture = probe.postureChecks ? await evaluatePolicies(deps, caller.identityId, caller.apiSessionId, granting) : undefined;
-  const granted = passing(granting, posture);
+  const grantingIds = granting.map((g) => g[0]);
+  const posture = probe.postureChecks ? await evaluatePolicies(deps, caller.identityId, caller.apiSessionId, grantingIds) : undefined;
+  const granted = passing(grantingIds, posture);
   if (granted.length === 0 && posture) {
-    const policies = readJson<[string, string][]>(namesOf(JSON.stringify(granting)), []).map(([policyId, policyName]) => ({ policyId, policyName }));
+    // In id order (the grants are ordered by type, then id), those whose policy row exists.
+    const policies = granting.flatMap(([policyId, , policyName]) => (policyName === null ? [] : [{ policyId, policyName }]));
     await recordFailedServiceRequest(deps, { identityId: caller.identityId, apiSessionId: caller.apiSessionId, serviceId, serviceName: probe.name, sessionType: type, policies, evaluation: posture });
     const data: Record<string, PolicyPosture['failures']> = {};
-    for (const id of granting) data[id] = posture.get(id)?.failures ?? [];
-    throw new ApiError('INVALID_POSTURE', { message: `Failed to pass posture checks for service policies: [${granting.join(' ')}]`, data });
+    for (const id of grantingIds) data[id] = posture.get(id)?.failures ?? [];
+    throw new ApiError('INVALID_POSTURE', { message: `Failed to pass posture checks for service policies: [${grantingIds.join(' ')}]`, data });
   }
-  if (readJson<unknown[]>(probe.routers, []).length === 0) throw new ApiError('NO_EDGE_ROUTERS_AVAILABLE');
+  if (probe.routers === null || probe.routers === '[]') throw new ApiError('NO_EDGE_ROUTERS_AVAILABLE');
 
   const now = deps.now();
+  const tags = JSON.stringify(body.tags ?? {});
   if (caller.bearer) {
     // A bearer session gets a signed service-access token and nothing is stored (reference oidc.md §6.4).
     const sessionId = crypto.randomUUID();
     const token = await mintServiceAccessToken(deps, { identityId: caller.identityId, apiSessionId: caller.apiSessionId, serviceId, type, sessionId });
-    return { ...(await answer(row(sessionId, now, JSON.stringify(body.tags ?? {}), JSON.stringify(granted)))), token };
+    return answer(sessionId, now, tags, token);
   }
-  const fresh = row(sessionEntity.newId(), now, JSON.stringify(body.tags ?? {}), JSON.stringify(granted));
-  if (await insertSession(deps.db, { id: fresh.id, now, tags: fresh.tags, apiSessionId: fresh.apiSessionId, identityId: fresh.identityId, serviceId, type, servicePolicies: fresh.servicePolicies })) return answer(fresh);
+  const id = sessionEntity.newId();
+  // The token is derived on the crypto thread pool while the insert runs (handled here if it fails).
+  const token = sessionToken(deps.config.controllerSecret, id);
+  token.catch(() => undefined);
+  if (await insertSession(deps.db, { ...ids, id, now, tags, servicePolicies: JSON.stringify(granted) })) return answer(id, now, tags, await token);
   // Not inserted: a concurrent create won (answer with its session), or the API session ended meanwhile.
-  const winner = await sessionProbe(deps.db, caller.identityId, caller.apiSessionId, serviceId, type);
-  const won = readJson<{ id: string; createdAt: number; tags: string; servicePolicies: string } | null>(winner?.existing ?? null, null);
+  const won = readJson<ExistingSession | null>((await sessionProbe(deps.db, ids))?.existing, null);
   if (!won) throw new ApiError('UNAUTHORIZED');
-  return answer(row(won.id, won.createdAt, won.tags, won.servicePolicies));
+  return answer(won.id, won.createdAt, won.tags, await sessionToken(deps.config.controllerSecret, won.id));
 }
-
 
 /**
  * Drops the sessions whose posture no longer passes (§6.4): none of the policies that granted a session

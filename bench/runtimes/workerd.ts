@@ -62,7 +62,7 @@ export async function startWorkerdRuntime(projectRoot: string, runDir: string, b
     d1Persist: persist,
     // The placeholder request.cf: never fetch the real one from the network.
     cf: false,
-    log: new Log(LogLevel.WARN),
+    log: new Log(process.env.BENCH_WORKERD_LOG === "debug" ? LogLevel.DEBUG : LogLevel.WARN),
     handleStructuredLogs: ({ level, message }: { level: string; message: string }) => {
       if ((level === 'error' || level === 'warn') && errorsShown++ < 5) log(`workerd ${level}: ${message.slice(0, 400)}`);
     },

@@ -10,8 +10,8 @@
  * The filter's parameters are bound twice (page and total): with D1's 100-parameter limit, a filter
  * may use at most ~45 of them before the page's own.
  */
-import { count, sql, type SQL } from 'drizzle-orm';
-import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { Column, count, getTableColumns, is, sql, SQL } from 'drizzle-orm';
+import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './client.js';
 
 export interface PageQuery {
@@ -61,7 +61,8 @@ export interface TotalVersions {
 
 export interface KeptPageQuery extends PageQuery {
   table: SQLiteTable;
-  selection: Record<string, unknown>;
+  /** Columns, SQL expressions, or tables (selected as nested objects of their columns), as drizzle's `select`. */
+  selection: Record<string, Column | SQL | SQLiteTable>;
   /** What the table's writes move. The `where` must read nothing but this table's columns. */
   versions: TotalVersions;
 }
@@ -74,11 +75,13 @@ interface KeptTotal {
 
 interface Prepared<R> {
   all(placeholders?: Record<string, unknown>): Promise<R[]>;
-  getQuery(): { sql: string; params: unknown[] };
+  values(placeholders?: Record<string, unknown>): Promise<unknown[][]>;
 }
 
 interface KeptPageEntry {
-  page: Prepared<Record<string, unknown>>;
+  page: Prepared<never>;
+  /** Maps the page's value arrays to rows as drizzle would, without its per-value type checks. */
+  map: (values: unknown[]) => Record<string, unknown>;
   count: Prepared<{ version: string | null; n: number }>;
   totals: KeptTotal;
   limit: number | null;
@@ -111,6 +114,47 @@ function touch<V>(map: Map<string, V>, key: string, max: number, create?: () => 
 
 const VERSION_NAME = /^[a-z_][a-z0-9_.]*$/;
 const VERSION = '__version';
+
+/** One selected value: where it goes in the row (`group` a nested object, for a table) and how it is decoded. */
+interface Slot {
+  group: string | null;
+  key: string;
+  decoder: { mapFromDriverValue(value: unknown): unknown };
+}
+
+/**
+ * The selection flattened in a fixed order, with what maps a value array back to the nested row drizzle's
+ * `select(selection)` gives (null values stay null, others go through the column's or expression's decoder).
+ */
+function flatSelection(selection: KeptPageQuery['selection']): { fields: Record<string, Column | SQL>; map: (values: unknown[]) => Record<string, unknown> } {
+  const fields: Record<string, Column | SQL> = {};
+  const slots: Slot[] = [];
+  const add = (group: string | null, key: string, field: Column | SQL) => {
+    if (is(field, Column) && field.getSQLType() === 'blob') throw new Error(`kept lists select no BLOB column (${field.name})`);
+    if (!is(field, Column) && !is(field, SQL)) throw new Error(`kept lists select columns, tables and SQL expressions (${key})`);
+    fields[`f${slots.length}`] = field;
+    // An expression's decoder is what `.mapWith()` set (drizzle marks the property internal; it maps its own rows with it).
+    slots.push({ group, key, decoder: is(field, Column) ? field : (field as unknown as { decoder: Slot['decoder'] }).decoder });
+  };
+  for (const [key, field] of Object.entries(selection)) {
+    if (is(field, SQLiteTable)) for (const [name, column] of Object.entries(getTableColumns(field))) add(key, name, column as Column);
+    else add(null, key, field as Column | SQL);
+  }
+  const groups = [...new Set(slots.map((slot) => slot.group).filter((g): g is string => g !== null))];
+  const map = (values: unknown[]): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const g of groups) out[g] = {};
+    for (let i = 0; i < slots.length; i++) {
+      const { group, key, decoder } = slots[i];
+      const raw = values[i];
+      const value = raw === null ? null : decoder.mapFromDriverValue(raw);
+      if (group === null) out[key] = value;
+      else (out[group] as Record<string, unknown>)[key] = value;
+    }
+    return out;
+  };
+  return { fields, map };
+}
 
 /** The versions a count over `whereSql` depends on, as one TEXT value (NULL when a row is missing). */
 function versionExpression(versions: TotalVersions, whereSql: string): SQL {
@@ -152,16 +196,13 @@ export async function keptPage<Row>(db: Db, key: string, build: () => KeptPageQu
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const anyDb = db as any;
     const counted = sql`(select count(*) from ${q.table}${q.where ? sql` where ${q.where}` : sql``})`;
-    const countQuery = anyDb.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(q.table).where(q.where);
-    const countSql = countQuery.toSQL() as { sql: string; params: unknown[] };
+    const countSql = anyDb.select({ n: count() }).from(q.table).where(q.where).toSQL() as { sql: string; params: unknown[] };
     const version = versionExpression(q.versions, countSql.sql);
-    const count = anyDb.select({ version: version.mapWith(String), n: sql<number>`count(*)`.mapWith(Number) }).from(q.table).where(q.where).prepare() as KeptPageEntry['count'];
+    const countQuery = anyDb.select({ version: version.mapWith(String), n: count() }).from(q.table).where(q.where).prepare() as KeptPageEntry['count'];
+    // The page's own columns first, then the versions and the total (the last two values of each row).
+    const { fields, map } = flatSelection(q.selection);
     const page = anyDb
-      .select({
-        ...q.selection,
-        [VERSION]: version,
-        [TOTAL]: sql`CASE WHEN ${version} = ${sql.placeholder(VERSION)} THEN NULL ELSE ${counted} END`,
-      })
+      .select({ ...fields, [VERSION]: version, [TOTAL]: sql`CASE WHEN ${version} = ${sql.placeholder(VERSION)} THEN NULL ELSE ${counted} END` })
       .from(q.table)
       .where(q.where)
       .orderBy(...q.orderBy)
@@ -170,24 +211,22 @@ export async function keptPage<Row>(db: Db, key: string, build: () => KeptPageQu
       .prepare() as KeptPageEntry['page'];
     // Pages of one filter (other offsets, sorts) share its total.
     const totalKey = `${countSql.sql}\u0000${JSON.stringify(countSql.params)}`;
-    return { page, count, totals: touch(totals, totalKey, KEPT_TOTALS, () => ({ version: null, total: 0 }))!, limit: q.limit, offset: q.offset };
+    return { page, map, count: countQuery, totals: touch(totals, totalKey, KEPT_TOTALS, () => ({ version: null, total: 0 }))!, limit: q.limit, offset: q.offset };
   })!;
+  const { limit, offset } = entry;
   // What this request compares with, copied: a concurrent request may replace the kept total meanwhile.
   const known = { ...entry.totals };
-  const found = (await entry.page.all({ ...placeholders, [VERSION]: known.version })) as (Row & { [VERSION]: string | null; [TOTAL]: number | null })[];
-  if (found.length === 0) {
+  const values = await entry.page.values({ ...placeholders, [VERSION]: known.version });
+  if (values.length === 0) {
     // No row carries the total: nothing matches, or the page lies past the end (the second statement).
-    if (entry.offset === 0) return { rows: [], total: 0, limit: entry.limit, offset: entry.offset };
+    if (offset === 0) return { rows: [], total: 0, limit, offset };
     const [c] = await entry.count.all();
-    return { rows: [], total: keep(entry, c?.version ?? null, Number(c?.n ?? 0)), limit: entry.limit, offset: entry.offset };
+    return { rows: [], total: keep(entry, c?.version ?? null, Number(c?.n ?? 0)), limit, offset };
   }
-  const first = found[0];
-  const total = first[TOTAL] === null ? known.total : keep(entry, first[VERSION], Number(first[TOTAL]));
-  for (const r of found) {
-    delete (r as Partial<Record<string, unknown>>)[TOTAL];
-    delete (r as Partial<Record<string, unknown>>)[VERSION];
-  }
-  return { rows: found as Row[], total, limit: entry.limit, offset: entry.offset };
+  const first = values[0];
+  const counted = first[first.length - 1];
+  const total = counted === null ? known.total : keep(entry, first[first.length - 2] === null ? null : String(first[first.length - 2]), Number(counted));
+  return { rows: values.map(entry.map) as Row[], total, limit, offset };
 }
 
 /** Keeps a fresh count with the versions it was counted at (NULL ones never match) and returns it. */

@@ -7,8 +7,8 @@
  * Not `count(*) over ()`: a window over the whole result makes SQLite materialise and sort every
  * matching row before the limit applies.
  *
- * The filter's parameters are bound twice (page and total): with D1's 100-parameter limit, a filter
- * may use at most ~45 of them before the page's own.
+ * The filter's parameters are bound twice (page and total); a filter with so many values that the
+ * statement would pass D1's 100 parameters gets its page and count as two statements.
  */
 import { Column, count, getTableColumns, is, sql, SQL } from 'drizzle-orm';
 import { SQLiteTable } from 'drizzle-orm/sqlite-core';
@@ -23,18 +23,21 @@ export interface PageQuery {
 }
 
 const TOTAL = '__total';
+/** Bound parameters D1 accepts in one statement. */
+const MAX_PARAMS = 100;
 
 export async function pageWithTotal<Row>(db: Db, table: SQLiteTable, selection: Record<string, unknown>, q: PageQuery): Promise<{ rows: Row[]; total: number }> {
   const total = sql<number>`(select count(*) from ${table}${q.where ? sql` where ${q.where}` : sql``})`.mapWith(Number);
   // drizzle's builders are typed per table; this generic code works on any table and selection.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const found = (await (db as any)
-    .select({ ...selection, [TOTAL]: total })
-    .from(table)
-    .where(q.where)
-    .orderBy(...q.orderBy)
-    .limit(q.limit ?? -1)
-    .offset(q.offset)) as (Row & { [TOTAL]: number })[];
+  const pageOf = (extra: Record<string, unknown>) => (db as any).select({ ...selection, ...extra }).from(table).where(q.where).orderBy(...q.orderBy).limit(q.limit ?? -1).offset(q.offset).prepare();
+  const folded = pageOf({ [TOTAL]: total });
+  if (folded.getQuery().params.length > MAX_PARAMS) {
+    // The filter's values bound twice would pass D1's limit: the page and its count as two statements.
+    const [rows, [c]] = await Promise.all([pageOf({}).all() as Promise<Row[]>, db.select({ n: count() }).from(table).where(q.where)]);
+    return { rows, total: c?.n ?? 0 };
+  }
+  const found = (await folded.all()) as (Row & { [TOTAL]: number })[];
   if (found.length === 0) {
     // No row carries the total: nothing matches, or the page lies past the end (the rare second statement).
     if (q.offset === 0) return { rows: [], total: 0 };
@@ -76,12 +79,15 @@ interface KeptTotal {
 interface Prepared<R> {
   all(placeholders?: Record<string, unknown>): Promise<R[]>;
   values(placeholders?: Record<string, unknown>): Promise<unknown[][]>;
+  getQuery(): { params: unknown[] };
 }
 
 interface KeptPageEntry {
   page: Prepared<never>;
   /** Maps the page's value arrays to rows as drizzle would, without its per-value type checks. */
   map: (values: unknown[]) => Record<string, unknown>;
+  /** The count is inside the page statement (CASE), or a statement of its own (a filter with many values). */
+  folded: boolean;
   count: Prepared<{ version: string | null; n: number }>;
   totals: KeptTotal;
   limit: number | null;
@@ -185,6 +191,10 @@ function versionExpression(versions: TotalVersions, whereSql: string): SQL {
  * evaluates an uncorrelated scalar subquery once, and inside CASE only when the branch is taken, so a
  * kept total costs no scan. `build` runs only when `key` is not kept; what it returns must depend on
  * nothing but `key` (per-request values go through drizzle placeholders, filled from `placeholders`).
+ *
+ * A filter whose values would bind more than D1's 100 parameters twice leaves the count out of the page
+ * statement: the page reads the versions, and the count (with the versions it saw) runs as a second
+ * statement only when they are not the kept ones.
  */
 export async function keptPage<Row>(db: Db, key: string, build: () => KeptPageQuery, placeholders: Record<string, unknown> = {}): Promise<{ rows: Row[]; total: number; limit: number | null; offset: number }> {
   let store = kept.get(db);
@@ -195,38 +205,50 @@ export async function keptPage<Row>(db: Db, key: string, build: () => KeptPageQu
     // drizzle's builders are typed per table; this generic code works on any table and selection.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const anyDb = db as any;
-    const counted = sql`(select count(*) from ${q.table}${q.where ? sql` where ${q.where}` : sql``})`;
     const countSql = anyDb.select({ n: count() }).from(q.table).where(q.where).toSQL() as { sql: string; params: unknown[] };
     const version = versionExpression(q.versions, countSql.sql);
     const countQuery = anyDb.select({ version: version.mapWith(String), n: count() }).from(q.table).where(q.where).prepare() as KeptPageEntry['count'];
-    // The page's own columns first, then the versions and the total (the last two values of each row).
+    // The page's own columns first, then the versions and (folded) the total: the last values of each row.
     const { fields, map } = flatSelection(q.selection);
-    const page = anyDb
-      .select({ ...fields, [VERSION]: version, [TOTAL]: sql`CASE WHEN ${version} = ${sql.placeholder(VERSION)} THEN NULL ELSE ${counted} END` })
-      .from(q.table)
-      .where(q.where)
-      .orderBy(...q.orderBy)
-      .limit(q.limit ?? -1)
-      .offset(q.offset)
-      .prepare() as KeptPageEntry['page'];
+    const pageOf = (extra: Record<string, SQL>) =>
+      anyDb
+        .select({ ...fields, [VERSION]: version, ...extra })
+        .from(q.table)
+        .where(q.where)
+        .orderBy(...q.orderBy)
+        .limit(q.limit ?? -1)
+        .offset(q.offset)
+        .prepare() as KeptPageEntry['page'];
+    const counted = sql`(select count(*) from ${q.table}${q.where ? sql` where ${q.where}` : sql``})`;
+    let page = pageOf({ [TOTAL]: sql`CASE WHEN ${version} = ${sql.placeholder(VERSION)} THEN NULL ELSE ${counted} END` });
+    const folded = page.getQuery().params.length <= MAX_PARAMS;
+    if (!folded) page = pageOf({});
     // Pages of one filter (other offsets, sorts) share its total.
     const totalKey = `${countSql.sql}\u0000${JSON.stringify(countSql.params)}`;
-    return { page, map, count: countQuery, totals: touch(totals, totalKey, KEPT_TOTALS, () => ({ version: null, total: 0 }))!, limit: q.limit, offset: q.offset };
+    return { page, map, folded, count: countQuery, totals: touch(totals, totalKey, KEPT_TOTALS, () => ({ version: null, total: 0 }))!, limit: q.limit, offset: q.offset };
   })!;
-  const { limit, offset } = entry;
+  const { limit, offset, folded } = entry;
   // What this request compares with, copied: a concurrent request may replace the kept total meanwhile.
   const known = { ...entry.totals };
-  const values = await entry.page.values({ ...placeholders, [VERSION]: known.version });
+  const values = await entry.page.values(folded ? { ...placeholders, [VERSION]: known.version } : placeholders);
+  const rows = values.map(entry.map) as Row[];
   if (values.length === 0) {
-    // No row carries the total: nothing matches, or the page lies past the end (the second statement).
-    if (offset === 0) return { rows: [], total: 0, limit, offset };
-    const [c] = await entry.count.all();
-    return { rows: [], total: keep(entry, c?.version ?? null, Number(c?.n ?? 0)), limit, offset };
+    // No row carries the versions: nothing matches, or the page lies past the end (the second statement).
+    return { rows, total: offset === 0 ? 0 : await recount(entry), limit, offset };
   }
-  const first = values[0];
-  const counted = first[first.length - 1];
-  const total = counted === null ? known.total : keep(entry, first[first.length - 2] === null ? null : String(first[first.length - 2]), Number(counted));
-  return { rows: values.map(entry.map) as Row[], total, limit, offset };
+  const last = values[0].length - 1;
+  const seen = values[0][folded ? last - 1 : last];
+  const version = seen === null ? null : String(seen);
+  let total: number;
+  if (folded) total = values[0][last] === null ? known.total : keep(entry, version, Number(values[0][last]));
+  else total = version !== null && version === known.version ? known.total : await recount(entry);
+  return { rows, total, limit, offset };
+}
+
+/** Counts in a statement of its own, with the versions that count saw, and keeps it. */
+async function recount(entry: KeptPageEntry): Promise<number> {
+  const [c] = await entry.count.all();
+  return keep(entry, c?.version ?? null, Number(c?.n ?? 0));
 }
 
 /** Keeps a fresh count with the versions it was counted at (NULL ones never match) and returns it. */

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'libsql';
-import { and, asc, count, desc, eq, gte, like, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, like, or, sql, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keptPage, type KeptPageQuery } from '../../src/db/list-page.js';
 import { openStore, prepareDataDir, type NodeStore } from '../../src/db/node-store.js';
@@ -54,6 +54,8 @@ describe('kept list page and total', () => {
     ['matches nothing', eq(identities.name, 'nobody'), [asc(identities.id)], 25, 0],
     ['past the end', like(identities.name, '%1%'), [asc(identities.id)], 25, 10_000],
     ['updatedAt', gte(identities.updatedAt, now + 250), [asc(identities.id)], 25, 0],
+    // 64 values: bound twice they would pass D1's 100 parameters, so the count is a statement of its own.
+    ['a filter with many values', or(...Array.from({ length: 64 }, (_, i) => eq(identities.name, `kept-${i * 3}`))), [asc(identities.id)], 25, 0],
   ];
 
   async function expected(where: SQL | undefined, orderBy: SQL[], limit: number | null, offset: number) {
@@ -71,6 +73,10 @@ describe('kept list page and total', () => {
   /** Whether the last page statement counted: the kept versions it was given did not hold. */
   const counted = () => statements.filter((s) => s.sql.includes('CASE WHEN')).length;
 
+  const lastVersions: Record<string, string> = {};
+  // The version the filter with many values depends on (it does not name updated_at).
+  const currentVersions = () => other.prepare("SELECT CAST(version AS TEXT) AS v FROM list_versions WHERE name = 'identities'").all();
+
   /** The kept versions a page statement was given (text), or null. */
   const keptVersion = (s: { params: unknown[] }) => (s.params.find((p) => typeof p === 'string' && /^-?\d+(\.-?\d+)*$/.test(p)) as string | undefined) ?? null;
 
@@ -78,15 +84,22 @@ describe('kept list page and total', () => {
   async function agreeAll(label: string, versioned = true) {
     for (const [name, where, orderBy, limit, offset] of cases) {
       const want = await expected(where, orderBy, limit, offset);
+      // Whether the versions moved since this case was last kept (then the first ask counts).
+      const fresh = lastVersions[name] !== JSON.stringify(await currentVersions());
       for (let i = 0; i < 2; i++) {
         statements.length = 0;
         const got = await kept(name, where, orderBy, limit, offset);
         expect({ rows: got.rows, total: got.total }, `${label}: ${name} (${i})`).toEqual(want);
         expect([got.limit, got.offset]).toEqual([limit, offset]);
-        // One statement, except the rare page past the end (the page and a count).
-        expect(statements, `${label}: ${name} (${i})`).toHaveLength(offset >= 10_000 ? 2 : 1);
+        // One statement, except the rare page past the end (the page and a count), and a filter with many
+        // values counted (no kept versions, or ones that no longer hold); none over D1's 100 parameters.
+        const recounted = name.includes('many values') && (!versioned || (i === 0 && fresh));
+        expect(statements, `${label}: ${name} (${i})`).toHaveLength(offset >= 10_000 || recounted ? 2 : 1);
+        expect(Math.max(...statements.map((st) => st.params.length)), `${label}: ${name}`).toBeLessThanOrEqual(100);
         // A page without rows carries no versions (an empty first page needs no count, so none are learnt).
-        if (i === 1) expect(keptVersion(statements[0]) !== null, `${label}: ${name}: kept versions given`).toBe(versioned && want.total > 0);
+        lastVersions[name] = JSON.stringify(await currentVersions());
+        // (A filter with many values is given none: its page statement only reads them.)
+        if (i === 1 && !name.includes('many values')) expect(keptVersion(statements[0]) !== null, `${label}: ${name}: kept versions given`).toBe(versioned && want.total > 0);
       }
     }
   }

@@ -125,6 +125,24 @@ export default function listVersionsSuite({ client, db }: SuiteContext): void {
       expect((await list(filter)).total).toBe(1);
     });
 
+    it('a filter with as many values as a filter may have (64) still lists with its exact total within D1\'s 100 parameters', async () => {
+      const prefix = uniqueName('wide');
+      for (let i = 0; i < 2; i++) await admin.createIdentity({ name: `${prefix}-${i}` });
+      const names = Array.from({ length: 64 }, (_, i) => `"${prefix}-${i}"`);
+      const filter = `${names.map((n) => `name = ${n}`).join(' or ')} sort by name limit 1`;
+      for (let i = 0; i < 2; i++) expect(await list(filter)).toMatchObject({ total: 2, names: [`${prefix}-0`] });
+      await admin.createIdentity({ name: `${prefix}-2` });
+      expect(await list(filter)).toMatchObject({ total: 3, names: [`${prefix}-0`] });
+      expect(await list(filter.replace('limit 1', 'skip 5 limit 1'))).toMatchObject({ total: 3, names: [] });
+    });
+
+    it('the one-statement page of other lists (API sessions) takes a filter with 64 values too', async () => {
+      const ids = Array.from({ length: 64 }, (_, i) => `"nobody-${i}"`);
+      const reply = await admin.call(`/api-sessions?filter=${encodeURIComponent(ids.map((id) => `id = ${id}`).join(' or '))}`);
+      expect(reply.status, reply.text.slice(0, 300)).toBe(200);
+      expect(reply.body.meta.pagination.totalCount).toBe(0);
+    });
+
     it('the same answer as the first time: items, meta and totals of a kept list', async () => {
       const prefix = uniqueName('same');
       for (let i = 0; i < 3; i++) await admin.createIdentity({ name: `${prefix}-${i}`, tags: { i } });

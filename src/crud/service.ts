@@ -78,7 +78,11 @@ export async function listKept<T extends EntityTable, E extends Extras, Item>(de
   const { rows, total, limit, offset } = await entity(def).repo.keptList<E>(
     deps.db,
     key,
-    () => ({ q: resolveListQuery(query, def.fields, options.queryOptions), where: options.where?.(), extras: options.kept.extras?.() }),
+    () => {
+      // The restriction first: its errors (a bad roleSemantic) come before the filter's, as in listEntities' callers.
+      const where = options.where?.();
+      return { q: resolveListQuery(query, def.fields, options.queryOptions), where, extras: options.kept.extras?.() };
+    },
     options.kept.versions,
     options.kept.placeholders?.(deps),
   );

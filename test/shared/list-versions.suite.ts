@@ -143,6 +143,14 @@ export default function listVersionsSuite({ client, db }: SuiteContext): void {
       expect(reply.body.meta.pagination.totalCount).toBe(0);
     });
 
+    it('a bad roleSemantic is reported before a bad filter, asked once or again', async () => {
+      for (let i = 0; i < 2; i++) {
+        const reply = await admin.call(`/identities?roleFilter=${encodeURIComponent('#a')}&roleSemantic=neither&filter=${encodeURIComponent('name ~~ 1')}`);
+        expect(reply.status).toBe(400);
+        expect(reply.body.error.cause.field).toBe('semantic');
+      }
+    });
+
     it('the same answer as the first time: items, meta and totals of a kept list', async () => {
       const prefix = uniqueName('same');
       for (let i = 0; i < 3; i++) await admin.createIdentity({ name: `${prefix}-${i}`, tags: { i } });

@@ -5,6 +5,7 @@
 import { and, count, eq, getTableName, ne, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { atomic, type Db, type Statement } from '../db/client.js';
+import { keptPage, type TotalVersions } from '../db/list-page.js';
 import { fieldError } from '../errors.js';
 import type { BaseRow, EntityTable, UniqueColumn } from './entity.js';
 import type { ResolvedListQuery } from './list-query.js';
@@ -31,8 +32,29 @@ export async function listPage<R>(page: (q: { limit: number; offset: number }) =
  */
 export type TotalOverride = () => Promise<number>;
 
+/** What a kept list builds once per distinct request (see `EntityRepo.keptList`). */
+export interface KeptListBuild<E extends Extras> {
+  q: ResolvedListQuery;
+  /** The endpoint's own restriction; like the filter, it may read only the entity's own table. */
+  where?: SQL;
+  /** Per-request values are drizzle placeholders (`sql.placeholder`), filled from `placeholders`. */
+  extras?: E;
+}
+
 export interface EntityRepo<Row extends BaseRow> {
   list<E extends Extras = {}>(db: Db, q: ResolvedListQuery, options?: { where?: SQL; extras?: E; total?: TotalOverride }): Promise<{ rows: Selected<Row, E>[]; total: number }>;
+  /**
+   * A list whose page statement is kept per store handle and `key` and whose exact total is kept while the
+   * table's `versions` hold (src/db/list-page.ts `keptPage`); one statement per request. `build` runs only
+   * for a request not kept, and must depend on nothing but `key`.
+   */
+  keptList<E extends Extras = {}>(
+    db: Db,
+    key: string,
+    build: () => KeptListBuild<E>,
+    versions: TotalVersions,
+    placeholders?: Record<string, unknown>,
+  ): Promise<{ rows: Selected<Row, E>[]; total: number; limit: number | null; offset: number }>;
   find<E extends Extras = {}>(db: Db, id: string, extras?: E): Promise<Selected<Row, E> | undefined>;
   /** Another row (not `exceptId`) already holds this value in the column. */
   taken(db: Db, column: string, value: unknown, exceptId?: string): Promise<boolean>;
@@ -57,6 +79,17 @@ export function entityRepo<Row extends BaseRow>(table: EntityTable): EntityRepo<
         (p) => (db as any).select({ row: t, ...(options.extras ?? {}) }).from(t).where(where).orderBy(...q.orderBy).limit(p.limit).offset(p.offset),
         () => (q.where === undefined && options.total ? options.total().then((n) => [{ n }]) : db.select({ n: count() }).from(t).where(where)),
         q,
+      );
+    },
+    keptList(db, key, build, versions, placeholders) {
+      return keptPage(
+        db,
+        key,
+        () => {
+          const { q, where, extras } = build();
+          return { table: t, selection: { row: t, ...(extras ?? {}) }, where: and(where, q.where), orderBy: q.orderBy, limit: q.limit, offset: q.offset, versions };
+        },
+        placeholders,
       );
     },
     async find(db, id, extras) {

@@ -6,6 +6,7 @@
  * A resource's service is `resourceService(entity, rules)` plus whatever operations it adds.
  */
 import type { SQL } from '../db/client.js';
+import type { TotalVersions } from '../db/list-page.js';
 import type { Deps } from '../deps.js';
 import { ApiError, causeValue, messageError, notFound } from '../errors.js';
 import type { EntityDef, EntityTable, RowOf } from './entity.js';
@@ -46,6 +47,46 @@ export async function listEntities<T extends EntityTable, E extends Extras, Item
   const q = resolveListQuery(query, def.fields, options.queryOptions);
   const { rows, total } = await entity(def).repo.list(deps.db, q, { where: options.where, extras: options.extras, total: options.total });
   return { data: rows.map((r) => options.render(r)), meta: listMeta(total, q.limit, q.offset, def.fields) };
+}
+
+/**
+ * Declares a list as kept (docs/adr/0014-identity-list.md): its page statement is built once per store
+ * handle and distinct request, its exact total kept while the table's `list_versions` hold. Only for a
+ * list whose restriction and filter fields read nothing but the entity's own table, whose writes move
+ * `versions` (triggers).
+ */
+export interface KeptList<E extends Extras> {
+  versions: TotalVersions;
+  /** The extras, built once: per-request values are placeholders that `placeholders` fills. */
+  extras?(): E;
+  placeholders?(deps: Deps): Record<string, unknown>;
+}
+
+export interface KeptListOptions<Row, E extends Extras, Item> {
+  kept: KeptList<E>;
+  /** Everything besides the list parameters that decides the restriction (roleFilter), as text. */
+  restrictionKey: string;
+  /** The restriction, built from what `restrictionKey` holds; only for a request not kept yet. */
+  where?(): SQL | undefined;
+  render(selected: Selected<Row, E>): Item;
+  queryOptions?: ListQueryOptions;
+}
+
+/** A kept list: the same answer as `listEntities`, in one statement, without building it or counting again. */
+export async function listKept<T extends EntityTable, E extends Extras, Item>(deps: Deps, def: EntityDef<T, any>, query: ListQueryParams, options: KeptListOptions<RowOf<T>, E, Item>): Promise<ListResult<Item>> {
+  const key = JSON.stringify([def.collection, query.filter ?? null, query.limit ?? null, query.offset ?? null, query.sort ?? null, options.queryOptions?.filterPagingOnly ?? false, options.restrictionKey]);
+  const { rows, total, limit, offset } = await entity(def).repo.keptList<E>(
+    deps.db,
+    key,
+    () => {
+      // The restriction first: its errors (a bad roleSemantic) come before the filter's, as in listEntities' callers.
+      const where = options.where?.();
+      return { q: resolveListQuery(query, def.fields, options.queryOptions), where, extras: options.kept.extras?.() };
+    },
+    options.kept.versions,
+    options.kept.placeholders?.(deps),
+  );
+  return { data: rows.map((r) => options.render(r)), meta: listMeta(total, limit, offset, def.fields) };
 }
 
 /**
@@ -168,6 +209,8 @@ export interface ResourceRules<T extends EntityTable, P extends Props<T>, E exte
   render(selected: Selected<RowOf<T>, E>, deps: Deps): Item;
   /** The list's own restriction from its query parameters (roleFilter). */
   listWhere?(query: { roleFilter?: string[]; roleSemantic?: string }): SQL | undefined;
+  /** The list is kept (`listKept`): its restriction and filter fields read only the entity's table. */
+  keptList?: KeptList<E>;
   create?: CreateHooks<T, P, CreateBody>;
   update?: UpdateHooks<T, P, UpdateBody>;
   remove?: DeleteHooks<RowOf<T>>;
@@ -186,8 +229,12 @@ export function resourceService<T extends EntityTable, P extends Props<T>, Item,
   def: EntityDef<T, P>,
   rules: ResourceRules<T, P, E, Item, CreateBody, UpdateBody>,
 ): ResourceService<Item, CreateBody, UpdateBody> {
+  const kept = rules.keptList;
   return {
-    list: (deps, list, query = {}) => listEntities(deps, def, list, { where: rules.listWhere?.(query), extras: rules.extras?.(deps), render: (r) => rules.render(r, deps) }),
+    list: (deps, list, query = {}) =>
+      kept
+        ? listKept(deps, def, list, { kept, restrictionKey: JSON.stringify([query.roleFilter ?? null, query.roleSemantic ?? null]), where: () => rules.listWhere?.(query), render: (r) => rules.render(r, deps) })
+        : listEntities(deps, def, list, { where: rules.listWhere?.(query), extras: rules.extras?.(deps), render: (r) => rules.render(r, deps) }),
     detail: async (deps, id) => rules.render(await findEntity(deps, def, id, rules.extras?.(deps)), deps),
     create: (deps, body) => createEntity(deps, def, body, rules.create),
     update: (deps, id, body, mode) => updateEntity(deps, def, id, body, mode, rules.update),

@@ -7,11 +7,11 @@
  * Not `count(*) over ()`: a window over the whole result makes SQLite materialise and sort every
  * matching row before the limit applies.
  *
- * The filter's parameters are bound twice (page and total): with D1's 100-parameter limit, a filter
- * may use at most ~45 of them before the page's own.
+ * The filter's parameters are bound twice (page and total); a filter with so many values that the
+ * statement would pass D1's 100 parameters gets its page and count as two statements.
  */
-import { count, sql, type SQL } from 'drizzle-orm';
-import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { Column, count, getTableColumns, is, sql, SQL } from 'drizzle-orm';
+import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './client.js';
 
 export interface PageQuery {
@@ -23,18 +23,21 @@ export interface PageQuery {
 }
 
 const TOTAL = '__total';
+/** Bound parameters D1 accepts in one statement. */
+const MAX_PARAMS = 100;
 
 export async function pageWithTotal<Row>(db: Db, table: SQLiteTable, selection: Record<string, unknown>, q: PageQuery): Promise<{ rows: Row[]; total: number }> {
   const total = sql<number>`(select count(*) from ${table}${q.where ? sql` where ${q.where}` : sql``})`.mapWith(Number);
   // drizzle's builders are typed per table; this generic code works on any table and selection.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const found = (await (db as any)
-    .select({ ...selection, [TOTAL]: total })
-    .from(table)
-    .where(q.where)
-    .orderBy(...q.orderBy)
-    .limit(q.limit ?? -1)
-    .offset(q.offset)) as (Row & { [TOTAL]: number })[];
+  const pageOf = (extra: Record<string, unknown>) => (db as any).select({ ...selection, ...extra }).from(table).where(q.where).orderBy(...q.orderBy).limit(q.limit ?? -1).offset(q.offset).prepare();
+  const folded = pageOf({ [TOTAL]: total });
+  if (folded.getQuery().params.length > MAX_PARAMS) {
+    // The filter's values bound twice would pass D1's limit: the page and its count as two statements.
+    const [rows, [c]] = await Promise.all([pageOf({}).all() as Promise<Row[]>, db.select({ n: count() }).from(table).where(q.where)]);
+    return { rows, total: c?.n ?? 0 };
+  }
+  const found = (await folded.all()) as (Row & { [TOTAL]: number })[];
   if (found.length === 0) {
     // No row carries the total: nothing matches, or the page lies past the end (the rare second statement).
     if (q.offset === 0) return { rows: [], total: 0 };
@@ -44,4 +47,213 @@ export async function pageWithTotal<Row>(db: Db, table: SQLiteTable, selection: 
   const n = found[0][TOTAL];
   for (const r of found) delete (r as Partial<Record<typeof TOTAL, number>>)[TOTAL];
   return { rows: found as Row[], total: n };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Kept lists: statements built once per request shape, totals kept while the table's versions hold
+
+/**
+ * The `list_versions` rows (src/db/schema/list-versions.ts) that move with every write a count over the
+ * table may observe: `name` for inserts, deletes and the watched columns, and one row per column kept
+ * apart (`updated_at`, moved by logins), which a count depends on only when its `where` names the column.
+ */
+export interface TotalVersions {
+  name: string;
+  columns?: Record<string, string>;
+}
+
+export interface KeptPageQuery extends PageQuery {
+  table: SQLiteTable;
+  /** Columns, SQL expressions, or tables (selected as nested objects of their columns), as drizzle's `select`. */
+  selection: Record<string, Column | SQL | SQLiteTable>;
+  /** What the table's writes move. The `where` must read nothing but this table's columns. */
+  versions: TotalVersions;
+}
+
+/** A total and the versions it was counted at (text; NULL when a version row is missing: never kept). */
+interface KeptTotal {
+  version: string | null;
+  total: number;
+}
+
+interface Prepared<R> {
+  all(placeholders?: Record<string, unknown>): Promise<R[]>;
+  values(placeholders?: Record<string, unknown>): Promise<unknown[][]>;
+  getQuery(): { params: unknown[] };
+}
+
+interface KeptPageEntry {
+  page: Prepared<never>;
+  /** Maps the page's value arrays to rows as drizzle would, without its per-value type checks. */
+  map: (values: unknown[]) => Record<string, unknown>;
+  /** The count is inside the page statement (CASE), or a statement of its own (a filter with many values). */
+  folded: boolean;
+  count: Prepared<{ version: string | null; n: number }>;
+  totals: KeptTotal;
+  limit: number | null;
+  offset: number;
+}
+
+/** Distinct list requests and distinct counts kept per store handle (least recently used evicted). */
+const KEPT_PAGES = 200;
+const KEPT_TOTALS = 200;
+
+interface KeptStore {
+  pages: Map<string, KeptPageEntry>;
+  totals: Map<string, KeptTotal>;
+}
+const kept = new WeakMap<Db, KeptStore>();
+
+function touch<V>(map: Map<string, V>, key: string, max: number, create?: () => V): V | undefined {
+  let v = map.get(key);
+  if (v !== undefined) {
+    map.delete(key);
+    map.set(key, v);
+    return v;
+  }
+  if (!create) return undefined;
+  v = create();
+  map.set(key, v);
+  if (map.size > max) map.delete(map.keys().next().value as string);
+  return v;
+}
+
+const VERSION_NAME = /^[a-z_][a-z0-9_.]*$/;
+const VERSION = '__version';
+
+/** One selected value: where it goes in the row (`group` a nested object, for a table) and how it is decoded. */
+interface Slot {
+  group: string | null;
+  key: string;
+  decoder: { mapFromDriverValue(value: unknown): unknown };
+}
+
+/**
+ * The selection flattened in a fixed order, with what maps a value array back to the nested row drizzle's
+ * `select(selection)` gives (null values stay null, others go through the column's or expression's decoder).
+ */
+function flatSelection(selection: KeptPageQuery['selection']): { fields: Record<string, Column | SQL>; map: (values: unknown[]) => Record<string, unknown> } {
+  const fields: Record<string, Column | SQL> = {};
+  const slots: Slot[] = [];
+  const add = (group: string | null, key: string, field: Column | SQL) => {
+    if (is(field, Column) && field.getSQLType() === 'blob') throw new Error(`kept lists select no BLOB column (${field.name})`);
+    if (!is(field, Column) && !is(field, SQL)) throw new Error(`kept lists select columns, tables and SQL expressions (${key})`);
+    fields[`f${slots.length}`] = field;
+    // An expression's decoder is what `.mapWith()` set (drizzle marks the property internal; it maps its own rows with it).
+    slots.push({ group, key, decoder: is(field, Column) ? field : (field as unknown as { decoder: Slot['decoder'] }).decoder });
+  };
+  for (const [key, field] of Object.entries(selection)) {
+    if (is(field, SQLiteTable)) for (const [name, column] of Object.entries(getTableColumns(field))) add(key, name, column as Column);
+    else add(null, key, field as Column | SQL);
+  }
+  const groups = [...new Set(slots.map((slot) => slot.group).filter((g): g is string => g !== null))];
+  const map = (values: unknown[]): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const g of groups) out[g] = {};
+    for (let i = 0; i < slots.length; i++) {
+      const { group, key, decoder } = slots[i];
+      const raw = values[i];
+      const value = raw === null ? null : decoder.mapFromDriverValue(raw);
+      if (group === null) out[key] = value;
+      else (out[group] as Record<string, unknown>)[key] = value;
+    }
+    return out;
+  };
+  return { fields, map };
+}
+
+/** The versions a count over `whereSql` depends on, as one TEXT value (NULL when a row is missing). */
+function versionExpression(versions: TotalVersions, whereSql: string): SQL {
+  const names = [versions.name];
+  for (const [column, name] of Object.entries(versions.columns ?? {})) if (whereSql.includes(`"${column}"`)) names.push(name);
+  const parts = names.map((name) => {
+    // Names are the code's own constants; written into the text so they take none of D1's 100 parameters.
+    if (!VERSION_NAME.test(name)) throw new Error(`bad list version name ${name}`);
+    return sql`CAST((SELECT "version" FROM "list_versions" WHERE "name" = '${sql.raw(name)}') AS TEXT)`;
+  });
+  return sql.join(parts, sql` || '.' || `);
+}
+
+/**
+ * A list page and its exact total, for lists asked again and again (the management identity list): the
+ * page statement is built and prepared once per store handle and `key` (the request's list parameters,
+ * which decide the whole statement), and the total is kept per distinct count and reused while the
+ * versions of `list_versions` it was counted at still hold. One statement per request either way:
+ *
+ * ```sql
+ * SELECT <selection>, <versions> AS __version,
+ *        CASE WHEN <versions> = ?kept THEN NULL ELSE (SELECT count(*) FROM t WHERE <where>) END AS __total
+ * FROM t WHERE <where> ORDER BY ... LIMIT ? OFFSET ?
+ * ```
+ *
+ * The versions are read in the page's own statement, so a kept total is used only when the snapshot the
+ * page comes from shows the versions it was counted at: the count of that snapshot is the same. SQLite
+ * evaluates an uncorrelated scalar subquery once, and inside CASE only when the branch is taken, so a
+ * kept total costs no scan. `build` runs only when `key` is not kept; what it returns must depend on
+ * nothing but `key` (per-request values go through drizzle placeholders, filled from `placeholders`).
+ *
+ * A filter whose values would bind more than D1's 100 parameters twice leaves the count out of the page
+ * statement: the page reads the versions, and the count (with the versions it saw) runs as a second
+ * statement only when they are not the kept ones.
+ */
+export async function keptPage<Row>(db: Db, key: string, build: () => KeptPageQuery, placeholders: Record<string, unknown> = {}): Promise<{ rows: Row[]; total: number; limit: number | null; offset: number }> {
+  let store = kept.get(db);
+  if (!store) kept.set(db, (store = { pages: new Map(), totals: new Map() }));
+  const { totals } = store;
+  const entry = touch(store.pages, key, KEPT_PAGES, () => {
+    const q = build();
+    // drizzle's builders are typed per table; this generic code works on any table and selection.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const anyDb = db as any;
+    const countSql = anyDb.select({ n: count() }).from(q.table).where(q.where).toSQL() as { sql: string; params: unknown[] };
+    const version = versionExpression(q.versions, countSql.sql);
+    const countQuery = anyDb.select({ version: version.mapWith(String), n: count() }).from(q.table).where(q.where).prepare() as KeptPageEntry['count'];
+    // The page's own columns first, then the versions and (folded) the total: the last values of each row.
+    const { fields, map } = flatSelection(q.selection);
+    const pageOf = (extra: Record<string, SQL>) =>
+      anyDb
+        .select({ ...fields, [VERSION]: version, ...extra })
+        .from(q.table)
+        .where(q.where)
+        .orderBy(...q.orderBy)
+        .limit(q.limit ?? -1)
+        .offset(q.offset)
+        .prepare() as KeptPageEntry['page'];
+    const counted = sql`(select count(*) from ${q.table}${q.where ? sql` where ${q.where}` : sql``})`;
+    let page = pageOf({ [TOTAL]: sql`CASE WHEN ${version} = ${sql.placeholder(VERSION)} THEN NULL ELSE ${counted} END` });
+    const folded = page.getQuery().params.length <= MAX_PARAMS;
+    if (!folded) page = pageOf({});
+    // Pages of one filter (other offsets, sorts) share its total.
+    const totalKey = `${countSql.sql}\u0000${JSON.stringify(countSql.params)}`;
+    return { page, map, folded, count: countQuery, totals: touch(totals, totalKey, KEPT_TOTALS, () => ({ version: null, total: 0 }))!, limit: q.limit, offset: q.offset };
+  })!;
+  const { limit, offset, folded } = entry;
+  // What this request compares with, copied: a concurrent request may replace the kept total meanwhile.
+  const known = { ...entry.totals };
+  const values = await entry.page.values(folded ? { ...placeholders, [VERSION]: known.version } : placeholders);
+  const rows = values.map(entry.map) as Row[];
+  if (values.length === 0) {
+    // No row carries the versions: nothing matches, or the page lies past the end (the second statement).
+    return { rows, total: offset === 0 ? 0 : await recount(entry), limit, offset };
+  }
+  const last = values[0].length - 1;
+  const seen = values[0][folded ? last - 1 : last];
+  const version = seen === null ? null : String(seen);
+  let total: number;
+  if (folded) total = values[0][last] === null ? known.total : keep(entry, version, Number(values[0][last]));
+  else total = version !== null && version === known.version ? known.total : await recount(entry);
+  return { rows, total, limit, offset };
+}
+
+/** Counts in a statement of its own, with the versions that count saw, and keeps it. */
+async function recount(entry: KeptPageEntry): Promise<number> {
+  const [c] = await entry.count.all();
+  return keep(entry, c?.version ?? null, Number(c?.n ?? 0));
+}
+
+/** Keeps a fresh count with the versions it was counted at (NULL ones never match) and returns it. */
+function keep(entry: KeptPageEntry, version: string | null, total: number): number {
+  entry.totals.version = version;
+  entry.totals.total = total;
+  return total;
 }

@@ -13,3 +13,4 @@ export * from './sessions.js';
 export * from './operations.js';
 export * from './posture.js';
 export * from './oidc.js';
+export * from './list-versions.js';

@@ -1,4 +1,4 @@
-import { eq, sql, type SQL } from 'drizzle-orm';
+import { eq, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { disableIdentityStatements, enableIdentityStatements } from '../../auth/lockout.js';
 import { resetIdentityFailures } from '../../auth/repo.js';
 import { atomic, type Db } from '../../db/client.js';
@@ -16,7 +16,7 @@ import { identityPostureCascade } from '../../posture/repo.js';
  * authenticator summary (at most one per method), whether a live API session exists and whether a
  * verified MFA enrolment exists.
  */
-export function identityExtras(liveSince: number) {
+export function identityExtras(liveSince: number | Placeholder<'liveSince'>) {
   return {
     authPolicyName: sql<string | null>`(SELECT ${q(authPolicies.name)} FROM ${authPolicies} WHERE ${q(authPolicies.id)} = ${q(identities.authPolicyId)})`,
     authenticatorSummary: sql<string | null>`(SELECT json_group_array(json_object('id', ${q(authenticators.id)}, 'method', ${q(authenticators.method)}, 'username', ${q(authenticators.username)}, 'fingerprint', ${q(authenticators.certFingerprint)})) FROM ${authenticators} WHERE ${q(authenticators.identityId)} = ${q(identities.id)})`,
@@ -31,6 +31,20 @@ export async function authPolicyExists(db: Db, id: string): Promise<boolean> {
   const rows = await db.select({ id: authPolicies.id }).from(authPolicies).where(eq(authPolicies.id, id)).limit(1);
   return rows.length > 0;
 }
+
+/**
+ * The extras of the kept identity list (src/crud/service.ts `listKept`): built once, the live-session
+ * cut-off filled per request (`liveSince`).
+ */
+export function keptIdentityExtras() {
+  return identityExtras(sql.placeholder('liveSince'));
+}
+
+/**
+ * What moves with every identity write a list count may observe (drizzle/0015_list_versions.sql): inserts,
+ * deletes and the filterable columns; `updated_at` apart, since logins move it.
+ */
+export const identityListVersions = { name: 'identities', columns: { updated_at: 'identities.updated_at' } };
 
 /** Service ids among `ids` that do not exist (hosting costs and precedences are keyed by service id). */
 export function missingServiceIds(db: Db, ids: string[]): Promise<string[]> {

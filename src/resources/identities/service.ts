@@ -19,7 +19,9 @@ import {
   enableIdentityRow,
   identityCascade,
   identityExtras,
+  identityListVersions,
   identityRoleFilter,
+  keptIdentityExtras,
   listIdentityRoleAttributes,
   missingServiceIds,
   roleAttributeFields,
@@ -77,6 +79,8 @@ const baseIdentityService = resourceService(identityEntity, {
   extras: (deps) => identityExtras(liveSince(deps)),
   render: (selected, deps) => renderIdentity(selected.row, extrasFromSelected(selected, selected.row.authPolicyId), deps.now()),
   listWhere: (query) => identityRoleFilter(query.roleFilter, query.roleSemantic),
+  // The roleFilter and every filter field read only the identities table (docs/adr/0014-identity-list.md).
+  keptList: { versions: identityListVersions, extras: keptIdentityExtras, placeholders: (deps) => ({ liveSince: liveSince(deps) }) },
   create: identityCreateHooks,
   update: {
     async check(deps, values, existing, body: IdentityPatch) {

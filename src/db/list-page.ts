@@ -132,7 +132,7 @@ interface Slot {
  * The selection flattened in a fixed order, with what maps a value array back to the nested row drizzle's
  * `select(selection)` gives (null values stay null, others go through the column's or expression's decoder).
  */
-function flatSelection(selection: KeptPageQuery['selection']): { fields: Record<string, Column | SQL>; map: (values: unknown[]) => Record<string, unknown> } {
+export function flatSelection(selection: KeptPageQuery['selection']): { fields: Record<string, Column | SQL>; map: (values: unknown[]) => Record<string, unknown> } {
   const fields: Record<string, Column | SQL> = {};
   const slots: Slot[] = [];
   const add = (group: string | null, key: string, field: Column | SQL) => {

@@ -91,6 +91,9 @@ const policyModelSuite: Suite = ({ client, db, runtime }) => {
       for (const policyType of ['dial', 'bind'] as const) {
         const got = await admin.ok('listIdentityServices', { path: { id }, query: { ...query, policyType } });
         expect(sorted(got.data.map((s) => s.id!)), `${step}: identity ${id} ${policyType}`).toEqual(sorted(out.get(`${id}/${policyType}`)));
+        // Without a filter the page is one prepared statement of its own: the same services of this model.
+        const plain = await admin.ok('listIdentityServices', { path: { id }, query: { limit: 500, policyType } });
+        expect(sorted(plain.data.map((s) => s.id!).filter((s) => serviceIds.includes(s))), `${step}: identity ${id} ${policyType} (plain page)`).toEqual(sorted(out.get(`${id}/${policyType}`)));
       }
       // Both ways of walking the links (from the identity's policies, from each service's) give the same set.
       const walks = await Promise.all((['source', 'candidate'] as const).map(async (walk) => (await db().select({ id: services.id }).from(services).where(reachable('service', 'identity', id, ['dial', 'bind'], walk))).map((x) => x.id).sort()));

@@ -10,7 +10,7 @@ import { edgeRouterPolicies, serviceEdgeRouterPolicies, servicePolicies } from '
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import type { PolicyAdvice, RouterEntityRef, ServiceConfigAssign, ServiceConfigDetail } from '../../generated/management-types.js';
-import { identityServiceAccess, linkedToPolicy, policiesLinkedTo, reachable, reachableServiceCount, shareLink, type Role } from '../../policy/repo.js';
+import { linkedToPolicy, policiesLinkedTo, reachable, shareLink, type Role } from '../../policy/repo.js';
 import { configEntity } from '../configs/entity.js';
 import { renderConfig } from '../configs/mapper.js';
 import { configExtras } from '../configs/repo.js';
@@ -29,7 +29,7 @@ import { servicePolicyEntity } from '../service-policies/entity.js';
 import { renderServicePolicy } from '../service-policies/mapper.js';
 import { servicePolicyExtras } from '../service-policies/service.js';
 import { serviceEntity } from '../services/entity.js';
-import { listServicesWhere } from '../services/service.js';
+import { listGrantedServices, listServicesWhere } from '../services/service.js';
 import { configsOfService, configTypeOf, overridesOf, removeOverride, routerNames, routersOf, serviceExists, setOverride } from './repo.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 
@@ -57,9 +57,7 @@ export const related = {
   // Entities sharing a policy with an entity.
   // The total is the identity's cached exact count when no filter applies (docs/adr/0006-policy-links.md).
   async identityServices(deps: Deps, id: string, query: Q & { policyType?: PolicyType }) {
-    const types = dialBind(query.policyType);
-    const { walk, cachedTotal } = await identityServiceAccess(deps.db, id, types);
-    return listServicesWhere(deps, reachable('service', 'identity', id, types, walk), query, { identityId: id }, async () => cachedTotal ?? reachableServiceCount(deps.db, id, types, walk));
+    return listGrantedServices(deps, id, dialBind(query.policyType), query, { identityId: id }, { related: true });
   },
   identityRouters: (deps: Deps, id: string, query: Q) => listEdgeRoutersWhere(deps, reachable('router', 'identity', id, ['erp']), query),
   serviceIdentities: (deps: Deps, id: string, query: Q & { policyType?: PolicyType }) => listIdentitiesWhere(deps, reachable('identity', 'service', id, dialBind(query.policyType)), query),

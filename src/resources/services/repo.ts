@@ -57,7 +57,7 @@ export function serviceExtras(identityId: BoundId) {
  * Dial or Bind policy grants the identity, in the list's default order, with the view's extras. Prepared
  * once per database handle and walk: building this statement cost as much as running it.
  */
-function prepareGrantedPage(db: Db, walk: 'source' | 'candidate') {
+function prepareGrantedPage(db: Db, types: readonly ('dial' | 'bind')[], walk: 'source' | 'candidate') {
   const identityId = sql.placeholder('identityId');
   // Rows come back as value arrays mapped by the selection's own decoders: drizzle's row mapping checked
   // every value's type again, a millisecond on a page of 500.
@@ -65,7 +65,7 @@ function prepareGrantedPage(db: Db, walk: 'source' | 'candidate') {
   const query = db
     .select(fields as SelectedFields)
     .from(services)
-    .where(reachable('service', 'identity', identityId, ['dial', 'bind'], walk))
+    .where(reachable('service', 'identity', identityId, types, walk))
     .orderBy(asc(services.id))
     .limit(sql.placeholder('limit'))
     .offset(sql.placeholder('offset'))
@@ -73,16 +73,18 @@ function prepareGrantedPage(db: Db, walk: 'source' | 'candidate') {
   return { query, map: map as (values: unknown[]) => GrantedServiceRow };
 }
 type GrantedPage = ReturnType<typeof prepareGrantedPage>;
-const grantedPages = new WeakMap<Db, Partial<Record<'source' | 'candidate', GrantedPage>>>();
+const grantedPages = new WeakMap<Db, Map<string, GrantedPage>>();
 
 /** A row of the granted page: the service and its extras, as the general list selects them. */
 export type GrantedServiceRow = { row: ServiceRow } & ServiceExtraValues;
 
 /** One page of `prepareGrantedPage`; `limit` -1 for no limit. */
-export async function grantedServicePage(db: Db, identityId: string, walk: 'source' | 'candidate', limit: number, offset: number): Promise<GrantedServiceRow[]> {
-  let byWalk = grantedPages.get(db);
-  if (!byWalk) grantedPages.set(db, (byWalk = {}));
-  const page = (byWalk[walk] ??= prepareGrantedPage(db, walk));
+export async function grantedServicePage(db: Db, identityId: string, types: readonly ('dial' | 'bind')[], walk: 'source' | 'candidate', limit: number, offset: number): Promise<GrantedServiceRow[]> {
+  let pages = grantedPages.get(db);
+  if (!pages) grantedPages.set(db, (pages = new Map()));
+  const key = `${walk}:${types.join(',')}`;
+  let page = pages.get(key);
+  if (!page) pages.set(key, (page = prepareGrantedPage(db, types, walk)));
   const values = (await page.query.values({ identityId, limit, offset })) as unknown[][];
   return values.map(page.map);
 }

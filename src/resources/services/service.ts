@@ -1,6 +1,7 @@
 import { createEntity, deleteEntity, findEntity, listEntities, listRelated, updateEntity, type ListResult } from '../../crud/service.js';
 import { listMeta, resolveListQuery, type ListQueryParams } from '../../crud/list-query.js';
 import type { Statement } from '../../crud/repo.js';
+import type { SQL } from '../../db/client.js';
 import type { Deps } from '../../deps.js';
 import { fieldError, messageError, notFound } from '../../errors.js';
 import type { ServiceCreate, ServiceDetail, ServicePatch } from '../../generated/management-types.js';
@@ -101,19 +102,7 @@ export const serviceService = {
    */
   async listForCaller(deps: Deps, list: ListQueryParams, query: { roleFilter?: string[]; roleSemantic?: string }, caller: ServiceCaller): Promise<ListResult<ServiceDetail>> {
     if (caller.isAdmin) return serviceService.list(deps, list, query, caller);
-    const types = ['dial', 'bind'] as const;
-    // One statement gives the walk and, usually, the cached exact total (docs/adr/0006-policy-links.md).
-    const { walk, cachedTotal } = await identityServiceAccess(deps.db, caller.identityId, types);
-    const roleFilter = serviceRoleFilter(query.roleFilter, query.roleSemantic);
-    const total = async () => cachedTotal ?? reachableServiceCount(deps.db, caller.identityId, types, walk);
-    const q = resolveListQuery(list, serviceEntity.fields);
-    if (!list.filter && !list.sort && !roleFilter) {
-      // What SDKs ask for: one prepared statement (the same rows and order as the general path below).
-      const [rows, n] = await Promise.all([grantedServicePage(deps.db, caller.identityId, walk, q.limit ?? -1, q.offset), total()]);
-      return renderList(deps, caller, { data: rows, meta: listMeta(n, q.limit, q.offset, serviceEntity.fields) });
-    }
-    const where = allOf(reachable('service', 'identity', caller.identityId, types, walk), roleFilter);
-    return renderList(deps, caller, await listEntities(deps, serviceEntity, list, { where, extras: serviceExtras(caller.identityId), render: selected, total: roleFilter ? undefined : total }));
+    return listGrantedServices(deps, caller.identityId, ['dial', 'bind'], list, caller, { roleFilter: serviceRoleFilter(query.roleFilter, query.roleSemantic) });
   },
   /** The identity an admin lists services as (`asIdentity`: id or name), or 404. */
   async viewer(deps: Deps, idOrName: string): Promise<{ identityId: string; isAdmin: boolean }> {
@@ -147,6 +136,31 @@ export const serviceService = {
     }),
   remove: (deps: Deps, id: string) => deleteEntity(deps, serviceEntity, id, { cascade: (d, existing) => [...serviceCascade(d.db, existing.id), terminatorsOfService(d.db, existing.id), ...entityRemovalStatements(d.db, 'service', existing.id, d.now())] }),
 };
+
+/** A `limit` or `offset` the related-entity lists accept as given (others are their 400, src/crud/service.ts). */
+const PLAIN_INTEGER = /^[+-]?\d{1,15}$/;
+
+/**
+ * The services a Dial or Bind policy (of `types`) grants the identity, rendered in `view`, with the
+ * identity's exact total cached (docs/adr/0006-policy-links.md). The page SDKs ask for (no filter, sort or
+ * roleFilter) is one prepared statement; any other takes the general list path, with the same answer.
+ * `related`: the listing is a related-entity list (`/identities/{id}/services`), with its paging rules.
+ */
+export async function listGrantedServices(deps: Deps, identityId: string, types: readonly ('dial' | 'bind')[], list: ListQueryParams, view: ServiceView, options: { roleFilter?: SQL; related?: boolean } = {}): Promise<ListResult<ServiceDetail>> {
+  // One statement gives the walk and, usually, the cached exact total.
+  const { walk, cachedTotal } = await identityServiceAccess(deps.db, identityId, types);
+  const { roleFilter, related = false } = options;
+  const total = async () => cachedTotal ?? reachableServiceCount(deps.db, identityId, types, walk);
+  const plainPaging = !related || [list.limit, list.offset].every((v) => v === undefined || v === '' || PLAIN_INTEGER.test(String(v)));
+  if (!list.filter && !list.sort && !roleFilter && plainPaging) {
+    const q = resolveListQuery(list, serviceEntity.fields);
+    const [rows, n] = await Promise.all([grantedServicePage(deps.db, identityId, types, walk, q.limit ?? -1, q.offset), total()]);
+    return renderList(deps, view, { data: rows, meta: listMeta(n, q.limit, q.offset, serviceEntity.fields) });
+  }
+  const where = allOf(reachable('service', 'identity', identityId, types, walk), roleFilter);
+  const options_ = { where, extras: serviceExtras(identityId), render: selected, total: roleFilter ? undefined : total };
+  return renderList(deps, view, await (related ? listRelated(deps, serviceEntity, list, options_) : listEntities(deps, serviceEntity, list, options_)));
+}
 
 /** A service sub-list in an identity's view (`/configs/{id}/services`, `/identities/{id}/services`, ...). */
 export async function listServicesWhere(deps: Deps, where: Parameters<typeof listRelated>[3]['where'], query: ListQueryParams, view: ServiceView, total?: () => Promise<number>) {

@@ -15,7 +15,9 @@ export type Links = Record<string, Link>;
 /** Builds `_links` from relative paths: links('./identities/x', {sessions: 'sessions'}) nests under self. */
 export function links(self: string, nested: Record<string, string> = {}): Links {
   const out: Links = { self: { href: self } };
-  for (const [name, target] of Object.entries(nested)) {
+  // for…in over the literal maps the resources declare: no entries array per rendered entity.
+  for (const name in nested) {
+    const target = nested[name];
     out[name] = { href: target.startsWith('./') ? target : `${self}/${target}` };
   }
   return out;

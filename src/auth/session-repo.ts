@@ -3,7 +3,7 @@
  * token hash (session, identity and auth policy in one statement), and the rare writes it defers.
  */
 import { and, eq, getTableColumns, lt, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import { preparedPer, type Db } from '../db/client.js';
 import { apiSessions, authPolicies, identities } from '../db/schema/index.js';
 import type { AuthPolicyRow, IdentityRow } from '../db/schema/rows.js';
 
@@ -47,17 +47,12 @@ function prepareSessionLookup(db: Db) {
 }
 
 /** Prepared once per database handle: building the query costs as much as running it. */
-const sessionLookups = new WeakMap<Db, ReturnType<typeof prepareSessionLookup>>();
+const sessionLookup = preparedPer(prepareSessionLookup);
 
 /** The session with this token hash, its identity and auth policy (null when the policy is gone). */
 export async function findSessionByTokenHash(db: Db, tokenHash: string) {
-  let lookup = sessionLookups.get(db);
-  if (!lookup) {
-    lookup = prepareSessionLookup(db);
-    sessionLookups.set(db, lookup);
-  }
   // get(): one row, one native call (all() builds an iterator per call).
-  return lookup.get({ tokenHash });
+  return sessionLookup(db).get({ tokenHash });
 }
 
 export function deleteSessionById(db: Db, id: string): Promise<unknown> {

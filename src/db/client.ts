@@ -35,3 +35,16 @@ export async function selectRows<const C extends readonly string[], T extends Re
   const rows = (await db.values(query)) as unknown[][];
   return rows.map((r) => Object.fromEntries(columns.map((c, i) => [c, r[i]])) as T);
 }
+
+/**
+ * What `build` makes (prepared statements), once per database handle: building a drizzle query costs
+ * about as much as running it on the hot paths, and a prepared query is tied to its handle.
+ */
+export function preparedPer<P>(build: (db: Db) => P): (db: Db) => P {
+  const prepared = new WeakMap<Db, P>();
+  return (db) => {
+    let p = prepared.get(db);
+    if (!p) prepared.set(db, (p = build(db)));
+    return p;
+  };
+}

@@ -1,5 +1,5 @@
 import { and, eq, getTableColumns, gt, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import { preparedPer, type Db } from '../db/client.js';
 import { authenticators, authPolicies, cas, edgeRouters, enrollments, identities, transitRouters } from '../db/schema/index.js';
 import { defineEntity } from '../crud/entity.js';
 import { qualified as q, uniqueViolation, type Statement } from '../crud/repo.js';
@@ -183,19 +183,14 @@ function prepareCertLogin(db: Db) {
 }
 
 /** Prepared once per database handle: building this query costs as much as running it. */
-const certLogins = new WeakMap<Db, ReturnType<typeof prepareCertLogin>>();
+const certLogin = preparedPer(prepareCertLogin);
 
 /**
  * The authenticator a certificate fingerprint belongs to, with its identity and auth policy: one indexed
  * read, run on every certificate login.
  */
 export async function findCertLogin(db: Db, fingerprint: string) {
-  let query = certLogins.get(db);
-  if (!query) {
-    query = prepareCertLogin(db);
-    certLogins.set(db, query);
-  }
-  const rows = await query.all({ fingerprint });
+  const rows = await certLogin(db).all({ fingerprint });
   return rows[0];
 }
 

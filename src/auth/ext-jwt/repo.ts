@@ -1,19 +1,10 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { preparedPer, type Db } from '../../db/client.js';
 import { authPolicies, externalJwtSigners, identities } from '../../db/schema/index.js';
 import { hasVerifiedMfa } from '../repo.js';
 
 export type SignerRow = typeof externalJwtSigners.$inferSelect;
 
-/** Prepared once per database handle: on a login, building a query costs about as much as running it. */
-function preparedPer<P>(build: (db: Db) => P): (db: Db) => P {
-  const prepared = new WeakMap<Db, P>();
-  return (db) => {
-    let p = prepared.get(db);
-    if (!p) prepared.set(db, (p = build(db)));
-    return p;
-  };
-}
 
 const signerByIssuer = preparedPer((db) => db.select().from(externalJwtSigners).where(eq(externalJwtSigners.issuer, sql.placeholder('issuer'))).limit(1).prepare());
 const signerById = preparedPer((db) => db.select().from(externalJwtSigners).where(eq(externalJwtSigners.id, sql.placeholder('id'))).limit(1).prepare());

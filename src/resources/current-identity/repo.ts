@@ -1,7 +1,7 @@
 import { and, count, eq, ne, sql } from 'drizzle-orm';
 import type { ResolvedListQuery } from '../../crud/list-query.js';
 import { listPage, uniqueViolation, type Statement } from '../../crud/repo.js';
-import { atomic, type Db } from '../../db/client.js';
+import { atomic, preparedPer, type Db } from '../../db/client.js';
 import { authenticators, edgeRouters, identities, mfas } from '../../db/schema/index.js';
 import { reachable } from '../../policy/repo.js';
 import type { AuthenticatorRow } from '../authenticators/entity.js';
@@ -20,13 +20,11 @@ function prepareIdentityRead(db: Db) {
 }
 
 /** `GET /current-identity` is a hot path: its query is prepared once per database handle. */
-const identityReads = new WeakMap<Db, ReturnType<typeof prepareIdentityRead>>();
+const identityRead = preparedPer(prepareIdentityRead);
 
 /** The identity row with its authenticators' summary fields, in one read (one row per authenticator). */
 export async function identityWithAuthenticators(db: Db, identityId: string) {
-  let read = identityReads.get(db);
-  if (!read) identityReads.set(db, (read = prepareIdentityRead(db)));
-  const rows = await read.all({ id: identityId });
+  const rows = await identityRead(db).all({ id: identityId });
   if (rows.length === 0) return undefined;
   return { identity: rows[0].identity, isMfaEnabled: Boolean(rows[0].isMfaEnabled), authenticators: rows.flatMap((r) => (r.authenticator?.id ? [r.authenticator] : [])) };
 }

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { qualified as q } from '../../crud/repo.js';
-import { selectRows, type Db } from '../../db/client.js';
+import { preparedPer, selectRows, type Db } from '../../db/client.js';
 import { postureChecksExistSql } from '../../posture/repo.js';
 import { apiSessions, edgeRouters, policyLinks, servicePolicies, services, sessions } from '../../db/schema/index.js';
 
@@ -50,15 +50,6 @@ export function sessionExtras() {
   };
 }
 
-/** Prepared once per database handle: building these queries costs more than running them. */
-function preparedPer<P>(build: (db: Db) => P): (db: Db) => P {
-  const prepared = new WeakMap<Db, P>();
-  return (db) => {
-    let p = prepared.get(db);
-    if (!p) prepared.set(db, (p = build(db)));
-    return p;
-  };
-}
 
 const identityId = sql.placeholder('identityId');
 const apiSessionId = sql.placeholder('apiSessionId');

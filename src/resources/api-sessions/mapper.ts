@@ -1,8 +1,10 @@
-import { baseEntity, entityRef } from '../../crud/render.js';
+import { entityRef, links } from '../../crud/render.js';
 import type { ApiSessionView, ApiSessionWithToken, AuthPolicyRow } from '../../db/schema/rows.js';
 import type { ApiSessionDetail, AuthQueryDetail, CurrentApiSessionDetail } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
 import { iso } from '../../lib/time.js';
+
+const API_SESSION_LINKS = { sessions: 'sessions' };
 
 /**
  * An API session as management lists and details show it (reference model-and-policies §10.7): no expiry
@@ -11,7 +13,11 @@ import { iso } from '../../lib/time.js';
  */
 export function renderApiSession(s: ApiSessionView, identityName: string, token: string | undefined): ApiSessionDetail {
   return {
-    ...baseEntity(s, `./api-sessions/${s.id}`, { sessions: 'sessions' }),
+    id: s.id,
+    createdAt: iso(s.createdAt),
+    updatedAt: iso(s.updatedAt),
+    tags: readJson<Record<string, unknown>>(s.tags, {}),
+    _links: links(`./api-sessions/${s.id}`, API_SESSION_LINKS),
     token: token ?? '',
     identityId: s.identityId,
     identity: entityRef('identities', s.identityId, identityName),

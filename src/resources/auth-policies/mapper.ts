@@ -1,4 +1,5 @@
-import { baseEntity } from '../../crud/render.js';
+import { links } from '../../crud/render.js';
+import { iso } from '../../lib/time.js';
 import type { AuthPolicyDetail } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
 import type { AuthPolicyRow } from './entity.js';
@@ -6,7 +7,11 @@ import type { AuthPolicyRow } from './entity.js';
 /** `authPolicyDetail` (reference auth-and-pki §2.6). */
 export function renderAuthPolicy(p: AuthPolicyRow): AuthPolicyDetail {
   return {
-    ...baseEntity(p, `./auth-policies/${p.id}`),
+    id: p.id,
+    createdAt: iso(p.createdAt),
+    updatedAt: iso(p.updatedAt),
+    tags: readJson<Record<string, unknown>>(p.tags, {}),
+    _links: links(`./auth-policies/${p.id}`),
     name: p.name,
     primary: {
       cert: { allowed: p.certAllowed, allowExpiredCerts: p.certAllowExpired },

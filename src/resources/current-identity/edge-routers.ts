@@ -1,5 +1,6 @@
 import type { ListQueryParams } from '../../crud/list-query.js';
-import { baseEntity } from '../../crud/render.js';
+import { links } from '../../crud/render.js';
+import { iso } from '../../lib/time.js';
 import { listRelated, type ListResult } from '../../crud/service.js';
 import type { Deps } from '../../deps.js';
 import type { CurrentIdentityEdgeRouterDetail } from '../../generated/client-types.js';
@@ -16,6 +17,13 @@ import { renderCommonRouter } from '../sessions/mapper.js';
 export function currentIdentityEdgeRouters(deps: Deps, caller: RequestSession, list: ListQueryParams): Promise<ListResult<CurrentIdentityEdgeRouterDetail>> {
   return listRelated(deps, edgeRouterEntity, list, {
     where: verifiedRouters(caller.isAdmin ? undefined : caller.identity.id),
-    render: ({ row: r }) => ({ ...baseEntity(r, `./edge-routers/${r.id}`), ...renderCommonRouter({ id: r.id, name: r.name, cost: r.cost, noTraversal: Number(r.noTraversal), disabled: Number(r.disabled), appData: readJson(r.appData, {}) }) }),
+    render: ({ row: r }) => ({
+      id: r.id,
+      createdAt: iso(r.createdAt),
+      updatedAt: iso(r.updatedAt),
+      tags: readJson<Record<string, unknown>>(r.tags, {}),
+      _links: links(`./edge-routers/${r.id}`),
+      ...renderCommonRouter({ id: r.id, name: r.name, cost: r.cost, noTraversal: Number(r.noTraversal), disabled: Number(r.disabled), appData: readJson(r.appData, {}) }),
+    }),
   });
 }

@@ -1,10 +1,13 @@
-import { baseEntity } from '../../crud/render.js';
+import { links } from '../../crud/render.js';
+import { iso } from '../../lib/time.js';
 import type { EdgeRouterDetail } from '../../generated/management-types.js';
 import type { RouterEnrollmentFields } from '../../enrollment/render.js';
 import { readJson } from '../../lib/json.js';
 import type { EdgeRouterRow } from './entity.js';
 
 const VERSION_UNKNOWN = { os: '', arch: '', version: '', revision: '', buildDate: '' };
+
+const EDGE_ROUTER_LINKS = { 'edge-router-policies': 'edge-router-policies' };
 
 /**
  * The edgeRouterDetail shape. Routers attach over a control channel this controller does not serve, so
@@ -13,7 +16,11 @@ const VERSION_UNKNOWN = { os: '', arch: '', version: '', revision: '', buildDate
  */
 export function renderEdgeRouter(r: EdgeRouterRow, enrollment: RouterEnrollmentFields): EdgeRouterDetail {
   return {
-    ...baseEntity(r, `./edge-routers/${r.id}`, { 'edge-router-policies': 'edge-router-policies' }),
+    id: r.id,
+    createdAt: iso(r.createdAt),
+    updatedAt: iso(r.updatedAt),
+    tags: readJson<Record<string, unknown>>(r.tags, {}),
+    _links: links(`./edge-routers/${r.id}`, EDGE_ROUTER_LINKS),
     name: r.name,
     roleAttributes: readJson<string[]>(r.roleAttributes, []),
     cost: r.cost,

@@ -1,4 +1,4 @@
-import { baseEntity, entityRef } from '../../crud/render.js';
+import { entityRef, links } from '../../crud/render.js';
 import type { EnrollmentDetail, EntityRef } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
 import { iso } from '../../lib/time.js';
@@ -21,7 +21,11 @@ export function renderEnrollment(
   if (row.edgeRouterId) nested['edge-routers'] = `./edge-routers/${row.edgeRouterId}`;
   if (row.transitRouterId) nested['transit-routers'] = `./transit-routers/${row.transitRouterId}`;
   const out: EnrollmentDetail & { ca?: EntityRef } = {
-    ...baseEntity(row, `./enrollments/${row.id}`, nested),
+    id: row.id,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    tags: readJson<Record<string, unknown>>(row.tags, {}),
+    _links: links(`./enrollments/${row.id}`, nested),
     method: row.method,
     token,
     jwt,

@@ -1,4 +1,4 @@
-import { baseEntity } from '../../crud/render.js';
+import { links } from '../../crud/render.js';
 import type { ClientExternalJwtSignerDetail } from '../../generated/client-types.js';
 import type { ExternalJwtSignerDetail } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
@@ -15,7 +15,11 @@ function scopesOf(s: ExternalJwtSignerRow): string[] {
 /** Management `externalJwtSignerDetail`: every field (reference auth-and-pki §8.1). */
 export function renderExternalJwtSigner(s: ExternalJwtSignerRow): ExternalJwtSignerDetail {
   return {
-    ...baseEntity(s, `./external-jwt-signers/${s.id}`),
+    id: s.id,
+    createdAt: iso(s.createdAt),
+    updatedAt: iso(s.updatedAt),
+    tags: readJson<Record<string, unknown>>(s.tags, {}),
+    _links: links(`./external-jwt-signers/${s.id}`),
     name: s.name,
     enabled: s.enabled,
     issuer: s.issuer,
@@ -43,7 +47,11 @@ export function renderExternalJwtSigner(s: ExternalJwtSignerRow): ExternalJwtSig
 export function renderClientExternalJwtSigner(s: ExternalJwtSignerRow): ClientExternalJwtSignerDetail {
   const scopes = scopesOf(s);
   return {
-    ...baseEntity(s, `./external-jwt-signers/${s.id}`),
+    id: s.id,
+    createdAt: iso(s.createdAt),
+    updatedAt: iso(s.updatedAt),
+    tags: readJson<Record<string, unknown>>(s.tags, {}),
+    _links: links(`./external-jwt-signers/${s.id}`),
     name: s.name,
     // The controller renders null when unset; the specification requires a string.
     externalAuthUrl: s.externalAuthUrl ?? '',

@@ -1,4 +1,6 @@
-import { baseEntity } from '../../crud/render.js';
+import { links } from '../../crud/render.js';
+import { readJson } from '../../lib/json.js';
+import { iso } from '../../lib/time.js';
 import type { DetailMfa, DetailMfaRecoveryCodes } from '../../generated/management-types.js';
 import type { MfaRow } from './repo.js';
 
@@ -12,11 +14,26 @@ export function renderMfa(row: MfaRow, secrets: { provisioningUrl: string; recov
   const nested: Record<string, string> = { 'current-identity': './current-identity' };
   if (row.isVerified) nested['recovery-codes'] = `${SELF}/recovery-codes`;
   else Object.assign(nested, { verify: `${SELF}/verify`, qr: `${SELF}/qr-code` });
-  return { ...baseEntity(row, SELF, nested), isVerified: row.isVerified, ...(secrets && !row.isVerified ? secrets : {}) };
+  return {
+    id: row.id,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    tags: readJson<Record<string, unknown>>(row.tags, {}),
+    _links: links(SELF, nested),
+    isVerified: row.isVerified,
+    ...(secrets && !row.isVerified ? secrets : {}),
+  };
 }
 
 export function renderRecoveryCodes(row: MfaRow, recoveryCodes: string[]): DetailMfaRecoveryCodes {
-  return { ...baseEntity(row, SELF), recoveryCodes };
+  return {
+    id: row.id,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    tags: readJson<Record<string, unknown>>(row.tags, {}),
+    _links: links(SELF),
+    recoveryCodes,
+  };
 }
 
 /** The 201 of an enrolment: its id and `./current-identity/mfa` (there is one per identity). */

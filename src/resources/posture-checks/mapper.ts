@@ -1,4 +1,5 @@
-import { baseEntity } from '../../crud/render.js';
+import { links } from '../../crud/render.js';
+import { iso } from '../../lib/time.js';
 import type {
   PostureCheckDetail,
   PostureCheckDomainDetail,
@@ -23,8 +24,11 @@ type AnyPostureCheckDetail =
 export function renderPostureCheck(row: PostureCheckRow): AnyPostureCheckDetail {
   const s = checkSettings(row);
   const base: PostureCheckDetail = {
-    ...baseEntity(row, `./posture-checks/${row.id}`),
+    id: row.id,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
     tags: readJson<Record<string, unknown>>(row.tags, {}),
+    _links: links(`./posture-checks/${row.id}`),
     name: row.name,
     typeId: s.typeId,
     version: 1,

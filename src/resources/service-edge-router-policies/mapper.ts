@@ -1,11 +1,18 @@
-import { baseEntity } from '../../crud/render.js';
+import { links } from '../../crud/render.js';
+import { iso } from '../../lib/time.js';
 import type { NamedRoles, Semantic, ServiceEdgeRouterPolicyDetail } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
 import type { ServiceEdgeRouterPolicyRow } from './entity.js';
 
+const SERP_LINKS = { 'edge-routers': 'edge-routers', services: 'services' };
+
 export function renderServiceEdgeRouterPolicy(p: ServiceEdgeRouterPolicyRow, d: { serviceRolesDisplay: string | null; edgeRouterRolesDisplay: string | null }): ServiceEdgeRouterPolicyDetail {
   return {
-    ...baseEntity(p, `./service-edge-router-policies/${p.id}`, { 'edge-routers': 'edge-routers', services: 'services' }),
+    id: p.id,
+    createdAt: iso(p.createdAt),
+    updatedAt: iso(p.updatedAt),
+    tags: readJson<Record<string, unknown>>(p.tags, {}),
+    _links: links(`./service-edge-router-policies/${p.id}`, SERP_LINKS),
     name: p.name,
     semantic: p.semantic as Semantic,
     serviceRoles: readJson<string[]>(p.serviceRoles, []),

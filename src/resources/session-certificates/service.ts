@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { listEntities, type ListResult } from '../../crud/service.js';
 import { notFound } from '../../errors.js';
-import { baseEntity } from '../../crud/render.js';
+import { links } from '../../crud/render.js';
 import type { CurrentApiSessionCertificateDetail } from '../../generated/client-types.js';
 import type { RequestSession } from '../../http/session.js';
 import type { ListQueryParams } from '../../crud/list-query.js';
@@ -14,7 +14,11 @@ import { deleteOwn, findOwn, insertSessionCertificate, ofSession, sessionCertifi
 
 export function renderSessionCertificate(row: SessionCertificateRow): CurrentApiSessionCertificateDetail {
   return {
-    ...baseEntity(row, `./current-api-session/certificates/${row.id}`),
+    id: row.id,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    tags: readJson<Record<string, unknown>>(row.tags, {}),
+    _links: links(`./current-api-session/certificates/${row.id}`),
     subject: row.subject,
     fingerprint: row.fingerprint,
     validFrom: iso(row.validFrom),

@@ -1,4 +1,5 @@
-import { baseEntity, entityRef } from '../../crud/render.js';
+import { entityRef, links } from '../../crud/render.js';
+import { iso } from '../../lib/time.js';
 import type { CommonEdgeRouterProperties, SessionDetail, SessionEdgeRouter } from '../../generated/client-types.js';
 import type { SessionManagementDetail } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
@@ -36,10 +37,16 @@ export interface SessionView {
   policyNames: string | null;
 }
 
+const SESSION_LINKS = { 'route-path': 'route-path' };
+
 /** The client's session detail (§6.1): what `POST /sessions` answers. */
 export function renderClientSession(row: SessionView['row'], token: string, serviceName: string, routers: string | null): SessionDetail {
   return {
-    ...baseEntity(row, `./sessions/${row.id}`, { 'route-path': 'route-path' }),
+    id: row.id,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    tags: readJson<Record<string, unknown>>(row.tags, {}),
+    _links: links(`./sessions/${row.id}`, SESSION_LINKS),
     type: row.type,
     token,
     serviceId: row.serviceId,

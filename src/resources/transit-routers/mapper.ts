@@ -1,4 +1,6 @@
-import { baseEntity } from '../../crud/render.js';
+import { links } from '../../crud/render.js';
+import { readJson } from '../../lib/json.js';
+import { iso } from '../../lib/time.js';
 import type { RouterEnrollmentFields } from '../../enrollment/render.js';
 import type { RouterDetail } from '../../generated/management-types.js';
 import type { TransitRouterRow } from './entity.js';
@@ -9,7 +11,11 @@ import type { TransitRouterRow } from './entity.js';
  */
 export function renderTransitRouter(r: TransitRouterRow, enrollment: RouterEnrollmentFields): RouterDetail {
   return {
-    ...baseEntity(r, `./transit-routers/${r.id}`),
+    id: r.id,
+    createdAt: iso(r.createdAt),
+    updatedAt: iso(r.updatedAt),
+    tags: readJson<Record<string, unknown>>(r.tags, {}),
+    _links: links(`./transit-routers/${r.id}`),
     name: r.name,
     cost: r.cost,
     noTraversal: r.noTraversal,

@@ -158,8 +158,8 @@ export async function listGrantedServices(deps: Deps, identityId: string, types:
     return renderList(deps, view, { data: rows, meta: listMeta(n, q.limit, q.offset, serviceEntity.fields) });
   }
   const where = allOf(reachable('service', 'identity', identityId, types, walk), roleFilter);
-  const options_ = { where, extras: serviceExtras(identityId), render: selected, total: roleFilter ? undefined : total };
-  return renderList(deps, view, await (related ? listRelated(deps, serviceEntity, list, options_) : listEntities(deps, serviceEntity, list, options_)));
+  const general = { where, extras: serviceExtras(identityId), render: selected, total: roleFilter ? undefined : total };
+  return renderList(deps, view, await (related ? listRelated(deps, serviceEntity, list, general) : listEntities(deps, serviceEntity, list, general)));
 }
 
 /** A service sub-list in an identity's view (`/configs/{id}/services`, `/identities/{id}/services`, ...). */

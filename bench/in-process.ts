@@ -5,6 +5,7 @@
  * does to a scenario; run it under `node --cpu-prof` to profile one.
  *
  *   npm run bench:in-process -- [scenario name text] [requests per round]
+ *   npm run bench:in-process -- "=current API session"      # that scenario only (exact name)
  *   SIZE=medium npm run bench:in-process -- "list services"
  *
  * The store is seeded once (through the bench's own seeders) into a directory kept in the system's
@@ -16,8 +17,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { hashPassword } from '../src/auth/password.js';
+import { floorApp } from './floor/app.js';
+import { nativeFloorQuery } from './floor/native-query.js';
 import { startController } from '../src/node.js';
-import { Client } from './http.js';
+import { Client, type RequestSpec } from './http.js';
 import { SIZES, type SizeName } from './model.js';
 import { MGMT, SCENARIOS, Sessions, type ScenarioEnv } from './scenarios.js';
 import { seedModel, type SeededModel, type SqlStore, type SqlValue } from './seed.js';
@@ -59,33 +62,45 @@ if (fresh) {
 }
 const env: ScenarioEnv = { size, model, password: PASSWORD, sessions, store };
 
-for (const scenario of SCENARIOS) {
-  if (!scenario.name.includes(only) || (scenario.sizes && !scenario.sizes.includes(size))) continue;
-  const built = await scenario.build(env);
-  if (!Array.isArray(built)) {
-    console.log(`${scenario.name}: skipped (${built.skip})`);
-    continue;
-  }
-  // Two rounds: the first warms the JIT and the statement cache, the second is the figure.
+type Fetch = (request: Request, env: object) => Response | Promise<Response>;
+
+/** Sends the requests in turn, twice: the first round warms the JIT and the statement cache, the second is the figure. */
+async function measure(name: string, fetch: Fetch, requests: RequestSpec[]): Promise<void> {
   for (const round of ['warm-up', 'measured']) {
     const cpu = process.cpuUsage();
     const started = performance.now();
     let bytes = 0;
     let failed = '';
     for (let i = 0; i < perRound && !failed; i++) {
-      const r = built[i % built.length];
+      const r = requests[i % requests.length];
       const headers: Record<string, string> = { ...(r.headers ?? {}) };
       if (r.body && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-      const res = await controller.app.fetch(new Request(`https://localhost${r.path}`, { method: r.method, headers, body: r.body }), {});
+      const res = await fetch(new Request(`https://localhost${r.path}`, { method: r.method, headers, body: r.body }), {});
       const text = await res.text();
       bytes = text.length;
       if (res.status >= 300) failed = `${res.status} ${text.slice(0, 200)}`;
     }
     const used = process.cpuUsage(cpu);
-    if (failed) console.log(`${scenario.name}: ${failed}`);
-    else console.log(`${scenario.name} (${round}): ${((used.user + used.system) / perRound).toFixed(0)} µs CPU, ${(((performance.now() - started) * 1000) / perRound).toFixed(0)} µs wall per request, ${bytes} bytes`);
+    if (failed) console.log(`${name}: ${failed}`);
+    else console.log(`${name} (${round}): ${((used.user + used.system) / perRound).toFixed(0)} µs CPU, ${(((performance.now() - started) * 1000) / perRound).toFixed(0)} µs wall per request, ${bytes} bytes`);
   }
 }
+
+// The read floor of `npm run bench` (a bare Hono app, one kept prepared read), measured the same way.
+const floorStore = nativeFloorQuery(join(dir, 'controller.db'));
+const floor = floorApp(floorStore.query);
+await measure('floor (read)', (request) => floor.fetch(request), model.identityIds.slice(0, 100).map((id) => ({ method: 'GET', path: `/__floor/read/${id}` })));
+
+for (const scenario of SCENARIOS) {
+  if (!(only.startsWith('=') ? scenario.name === only.slice(1) : scenario.name.includes(only)) || (scenario.sizes && !scenario.sizes.includes(size))) continue;
+  const built = await scenario.build(env);
+  if (!Array.isArray(built)) {
+    console.log(`${scenario.name}: skipped (${built.skip})`);
+    continue;
+  }
+  await measure(scenario.name, (request, e) => controller.app.fetch(request, e), built);
+}
+floorStore.close();
 client.close();
 seedClient.close();
 await controller.close(0);

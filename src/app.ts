@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Runtime } from './deps.js';
 import { ApiError, bounded } from './errors.js';
-import { errorResponse } from './http/envelope.js';
+import { errorResponse, replaceResponse, withHeaders } from './http/envelope.js';
 import { registerApi } from './http/register.js';
 import { canonicalPath, pathOf } from './http/paths.js';
 import { shortId } from './lib/ids.js';
@@ -15,6 +15,8 @@ const CORS_HEADERS = {
   'access-control-allow-headers': 'content-type, accept, authorization, zt-session',
   'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE',
 };
+
+const SERVER = `ziti-controller/${CONTROLLER_VERSION}`;
 
 const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
 
@@ -58,15 +60,13 @@ export function createApp(runtime: Runtime): Hono {
       return new Response(null, { status: 200, headers: allowed ? { ...CORS_HEADERS, 'access-control-allow-origin': origin, vary: 'Origin' } : { vary: 'Origin' } });
     }
     await next();
-    const h = c.res.headers;
-    h.set('x-request-id', requestId);
-    h.set('ziti-instance-id', getInstanceId());
-    h.set('server', `ziti-controller/${CONTROLLER_VERSION}`);
-    if (origin) h.append('vary', 'Origin');
+    const added: Record<string, string> = { 'x-request-id': requestId, 'ziti-instance-id': getInstanceId(), server: SERVER };
+    if (origin) added.vary = 'Origin';
     if (allowed) {
-      h.set('access-control-allow-origin', origin);
-      h.set('access-control-allow-credentials', 'true');
+      added['access-control-allow-origin'] = origin;
+      added['access-control-allow-credentials'] = 'true';
     }
+    replaceResponse(c, withHeaders(c.res, added));
   });
 
   // Health checks, /metrics, the request log line and counters (src/observability).

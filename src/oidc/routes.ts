@@ -11,7 +11,7 @@ import type { AuthenticateBody } from '../auth/methods/index.js';
 import type { Runtime, ServiceContext } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { authenticate as authenticateSchema } from '../generated/client-schemas.js';
-import { errorResponse, json } from '../http/envelope.js';
+import { errorResponse, json, replaceResponse, withHeaders } from '../http/envelope.js';
 import { mediaType, parseJsonBody, readBodyCapped, zodIssueToError } from '../http/validate.js';
 import { fromBase64 } from '../lib/encoding.js';
 import { issuerFor } from './clients.js';
@@ -197,7 +197,7 @@ export function oidcRoutes(runtime: Runtime): Hono {
   app.use(async (c, next) => {
     await next();
     // Browsers may read what the login steps hand back (the controller exposes none, §4).
-    c.res.headers.set('access-control-expose-headers', 'auth-request-id, totp-required, location');
+    replaceResponse(c, withHeaders(c.res, { 'access-control-expose-headers': 'auth-request-id, totp-required, location' }));
   });
 
   // Discovery and keys (§3.2, §3.4): only what works is advertised (§11.8).

@@ -4,7 +4,7 @@
  * asked, from what the store holds: the checks the service policies match and the posture the identity
  * and its API session reported (docs/posture.md).
  */
-import { baseEntity } from '../crud/render.js';
+import { links } from '../crud/render.js';
 import { atomic, type Db } from '../db/client.js';
 import type { Deps } from '../deps.js';
 import type { PostureQuery } from '../generated/client-types.js';
@@ -75,12 +75,22 @@ export function snapshotOf(rows: readonly ResponseRow[]): PostureSnapshot {
 
 /** One check as a posture query (§4.4): base fields, type, result, timeouts, processes. */
 function renderQuery(row: PostureCheckRow, settings: CheckSettings, result: CheckResult, data: PostureSnapshot): PostureQuery {
-  const base = baseEntity(row, `./posture-checks/${row.id}`);
   // For MFA checks a later wake/unlock replaces updatedAt: it tells clients to prompt again.
   const prompted = promptedAt(settings, data.session);
-  if (prompted !== null && prompted > row.updatedAt) base.updatedAt = iso(prompted);
   const { process, processes } = queryProcesses(settings);
-  return { ...base, queryType: row.typeId, isPassing: result.isPassing, timeout: result.timeout, timeoutRemaining: result.timeoutRemaining, process: process ?? null, processes: processes ?? null };
+  return {
+    id: row.id,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(prompted !== null && prompted > row.updatedAt ? prompted : row.updatedAt),
+    tags: readJson<Record<string, unknown>>(row.tags, {}),
+    _links: links(`./posture-checks/${row.id}`),
+    queryType: row.typeId,
+    isPassing: result.isPassing,
+    timeout: result.timeout,
+    timeoutRemaining: result.timeoutRemaining,
+    process: process ?? null,
+    processes: processes ?? null,
+  };
 }
 
 /**

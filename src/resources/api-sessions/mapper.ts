@@ -6,12 +6,32 @@ import { iso } from '../../lib/time.js';
 
 const API_SESSION_LINKS = { sessions: 'sessions' };
 
+/** What only the caller's own session shows (reference auth-and-pki §1.4, §1.8). */
+interface OwnSessionFields {
+  authQueries: AuthQueryDetail[];
+  expiresAt: string;
+  expirationSeconds: number;
+  isCertExtendRequested?: true;
+  isCertKeyRollRequested?: true;
+}
+
+export type CertExtensionFlags = Pick<OwnSessionFields, 'isCertExtendRequested' | 'isCertKeyRollRequested'>;
+
 /**
  * An API session as management lists and details show it (reference model-and-policies §10.7): no expiry
  * fields, `authQueries` always []. The token is a credential: it is shown only to the session's own
  * caller, who presented it (`token`); the store keeps only its hash, so no one else can be shown it.
  */
 export function renderApiSession(s: ApiSessionView, identityName: string, token: string | undefined): ApiSessionDetail {
+  return sessionLiteral(s, identityName, token, undefined);
+}
+
+/**
+ * One object literal for both views: fields absent from a view are `undefined`, which JSON leaves out,
+ * so the key order is the same either way. Spreading one object into another and adding fields takes a
+ * slow path in V8 (docs/architecture.md, "Rendering").
+ */
+function sessionLiteral(s: ApiSessionView, identityName: string, token: string | undefined, own: OwnSessionFields | undefined): ApiSessionDetail & Partial<OwnSessionFields> {
   return {
     id: s.id,
     createdAt: iso(s.createdAt),
@@ -24,28 +44,40 @@ export function renderApiSession(s: ApiSessionView, identityName: string, token:
     authenticatorId: s.authenticatorId,
     ipAddress: s.ipAddress,
     configTypes: readJson<string[]>(s.configTypes, []),
-    authQueries: [] as AuthQueryDetail[],
+    authQueries: own === undefined ? [] : own.authQueries,
     isMfaRequired: s.isMfaRequired,
     isMfaComplete: s.isMfaComplete,
     isCertExtendable: s.isCertExtendable,
     // Omitted when false, as the controller does.
-    ...(s.improperClientCertChain ? { improperClientCertChain: true } : {}),
+    improperClientCertChain: s.improperClientCertChain ? true : undefined,
     lastActivityAt: iso(s.lastActivityAt),
     // Activity is persisted directly (at most once a minute), so there is no newer cached value.
     cachedLastActivityAt: iso(s.lastActivityAt),
     // Required by the specification; the record is not cached, so it is the record's own update time.
     cachedUpdatedAt: iso(s.updatedAt),
+    expiresAt: own?.expiresAt,
+    expirationSeconds: own?.expirationSeconds,
+    // The extension request flags are omitted when false.
+    isCertExtendRequested: own?.isCertExtendRequested,
+    isCertKeyRollRequested: own?.isCertKeyRollRequested,
   };
 }
 
-/** The caller's own API session: adds its auth queries (as computed for this request) and expiry (reference auth-and-pki §1.4). */
-export function renderCurrentApiSession(s: ApiSessionWithToken, identityName: string, queries: AuthQueryDetail[], timeoutSeconds: number): CurrentApiSessionDetail & { expiresAt: string } {
-  return {
-    ...renderApiSession(s, identityName, s.token),
+/** The caller's own API session: adds its auth queries (as computed for this request), expiry and extension flags (reference auth-and-pki §1.4, §1.8). */
+export function renderCurrentApiSession(
+  s: ApiSessionWithToken,
+  identityName: string,
+  queries: AuthQueryDetail[],
+  timeoutSeconds: number,
+  flags: CertExtensionFlags = {},
+): CurrentApiSessionDetail & { expiresAt: string } {
+  return sessionLiteral(s, identityName, s.token, {
     authQueries: queries,
     expiresAt: iso(s.lastActivityAt + timeoutSeconds * 1000),
     expirationSeconds: timeoutSeconds,
-  };
+    isCertExtendRequested: flags.isCertExtendRequested,
+    isCertKeyRollRequested: flags.isCertKeyRollRequested,
+  }) as CurrentApiSessionDetail & { expiresAt: string };
 }
 
 /**
@@ -54,12 +86,11 @@ export function renderCurrentApiSession(s: ApiSessionWithToken, identityName: st
  * inactivity expiry beside the token's lifetime); the extension flags come from `z_cer`/`z_ckrr`.
  */
 export function renderTokenSession(s: ApiSessionWithToken, identityName: string, claims: { exp: number; z_cer?: boolean; z_ckrr?: boolean }, now: number): CurrentApiSessionDetail & { expiresAt: string } {
-  const flags = claims.z_cer ? { isCertExtendRequested: true, ...(claims.z_ckrr ? { isCertKeyRollRequested: true } : {}) } : {};
-  return {
-    ...renderApiSession(s, identityName, s.token),
+  return sessionLiteral(s, identityName, s.token, {
     authQueries: [],
     expiresAt: iso(claims.exp * 1000),
     expirationSeconds: Math.max(0, Math.floor(claims.exp - now / 1000)),
-    ...flags,
-  };
+    isCertExtendRequested: claims.z_cer ? true : undefined,
+    isCertKeyRollRequested: claims.z_cer && claims.z_ckrr ? true : undefined,
+  }) as CurrentApiSessionDetail & { expiresAt: string };
 }

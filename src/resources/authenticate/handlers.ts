@@ -12,15 +12,12 @@ export const authenticateHandlers = handlers<SharedOperations>()({
     const timeout = svc.deps.config.sessionTimeoutSeconds;
     // The secondary ext-jwt check applies to the login request too (§8.3).
     const extJwt = await secondaryExtJwtQuery(svc.deps, authPolicy, identity.id, svc.bearerTokens(), svc.requestId);
-    const data = { ...renderCurrentApiSession(apiSession, identity.name, authQueries(apiSession, authPolicy, extJwt), timeout), ...flags };
-    const response = json({ data, meta: {} }, 200, {
-      'zt-session': apiSession.token,
-      'expiration-seconds': String(timeout),
-      'expires-at': data.expiresAt,
-    });
-    // The controller sends this header once per flag under the same name (reference §1.3 quirk).
-    if (flags.isCertExtendRequested) response.headers.append('ziti-authenticator-extend-requested', 'true');
-    if (flags.isCertKeyRollRequested) response.headers.append('ziti-authenticator-extend-requested', 'true');
-    return reply.raw(response);
+    const data = renderCurrentApiSession(apiSession, identity.name, authQueries(apiSession, authPolicy, extJwt), timeout, flags);
+    const headers: Record<string, string> = { 'zt-session': apiSession.token, 'expiration-seconds': String(timeout), 'expires-at': data.expiresAt };
+    // The controller sends this header once per flag under the same name (reference §1.3 quirk),
+    // which HTTP reads as one comma-separated value.
+    const extend = [flags.isCertExtendRequested, flags.isCertKeyRollRequested].filter(Boolean).map(() => 'true');
+    if (extend.length > 0) headers['ziti-authenticator-extend-requested'] = extend.join(', ');
+    return reply.raw(json({ data, meta: {} }, 200, headers));
   },
 });

@@ -13,6 +13,7 @@ import { recordLoginSdkInfo } from '../../posture/repo.js';
 import { sweepExpiredSessions } from '../api-sessions/service.js';
 import { createApiSession } from '../api-sessions/repo.js';
 import { updateIdentityClientInfo } from './repo.js';
+import { extend } from '../../lib/objects.js';
 
 const ENV_FIELDS = ['arch', 'os', 'osRelease', 'osVersion', 'domain', 'hostname'] as const;
 const SDK_FIELDS = ['appId', 'appVersion', 'branch', 'revision', 'type', 'version'] as const;
@@ -31,7 +32,7 @@ export function clientInfoUpdate(deps: Deps, identity: LoginIdentity, body: Auth
   const envInfo = normaliseInfo(body?.envInfo, ENV_FIELDS) ?? identity.envInfo;
   const sdkInfo = normaliseInfo(body?.sdkInfo, SDK_FIELDS) ?? identity.sdkInfo;
   if (envInfo === identity.envInfo && sdkInfo === identity.sdkInfo) return { identity };
-  return { identity: { ...identity, envInfo, sdkInfo, updatedAt: now }, statement: updateIdentityClientInfo(deps.db, identity.id, { envInfo, sdkInfo }, now) };
+  return { identity: extend(identity, { envInfo, sdkInfo, updatedAt: now }), statement: updateIdentityClientInfo(deps.db, identity.id, { envInfo, sdkInfo }, now) };
 }
 
 export interface AuthenticateResult {
@@ -87,6 +88,6 @@ export async function authenticate(
     // The session exists only if the identity was still enabled when the batch ran (a racing disable or lockout wins).
     if (!(await createApiSession(deps.db, apiSession, now, statements))) throw new ApiError('INVALID_AUTH');
     sweepExpiredSessions(deps, svc.defer);
-    return { apiSession: { ...apiSession, token }, identity, authPolicy: result.authPolicy, certExtension: result.certExtension ?? {} };
+    return { apiSession: extend(apiSession, { token }), identity, authPolicy: result.authPolicy, certExtension: result.certExtension ?? {} };
   });
 }

@@ -12,7 +12,7 @@ export const currentApiSessionHandlers = handlers<SharedOperations>()({
     // An access token's session is rendered from its claims alone (reference oidc.md §7.3).
     if (caller.oidc) return reply.ok(renderTokenSession(caller.apiSession, caller.identity.name, caller.oidc.claims, svc.deps.now()));
     const flags = await certExtensionFlags(svc.deps, caller.apiSession);
-    return reply.ok({ ...renderCurrentApiSession(caller.apiSession, caller.identity.name, caller.authQueries, svc.deps.config.sessionTimeoutSeconds), ...flags });
+    return reply.ok(renderCurrentApiSession(caller.apiSession, caller.identity.name, caller.authQueries, svc.deps.config.sessionTimeoutSeconds, flags));
   },
   /** Logout; allowed while partially authenticated. An access token's session is revoked (the controller answers 404). */
   deleteCurrentApiSession: async ({ svc, caller, reply }) => (await (caller.oidc ? endSession(svc.deps, caller.apiSession.id) : logout(svc.deps, caller.apiSession.id)), reply.empty()),

@@ -11,10 +11,10 @@ function prepareIdentityRead(db: Db) {
     .select({
       identity: identities,
       isMfaEnabled: sql<number>`EXISTS (SELECT 1 FROM ${mfas} AS m WHERE m.identity_id = "identities"."id" AND m.is_verified = 1)`,
-      authenticator: { id: authenticators.id, method: authenticators.method, username: authenticators.username, fingerprint: authenticators.certFingerprint },
+      // One row whatever the number of authenticators: a single-row read is the driver's cheap path.
+      authenticators: sql<string>`(SELECT json_group_array(json_array(a.id, a.method, a.username, a.cert_fingerprint)) FROM ${authenticators} AS a WHERE a.identity_id = "identities"."id")`,
     })
     .from(identities)
-    .leftJoin(authenticators, eq(authenticators.identityId, identities.id))
     .where(eq(identities.id, sql.placeholder('id')))
     .prepare();
 }
@@ -22,11 +22,20 @@ function prepareIdentityRead(db: Db) {
 /** `GET /current-identity` is a hot path: its query is prepared once per database handle. */
 const identityRead = preparedPer(prepareIdentityRead);
 
-/** The identity row with its authenticators' summary fields, in one read (one row per authenticator). */
+export interface AuthenticatorSummary {
+  id: string;
+  method: string;
+  username: string | null;
+  fingerprint: string | null;
+}
+
+/** The identity row with its authenticators' summary fields, in one single-row read. */
 export async function identityWithAuthenticators(db: Db, identityId: string) {
-  const rows = await identityRead(db).all({ id: identityId });
-  if (rows.length === 0) return undefined;
-  return { identity: rows[0].identity, isMfaEnabled: Boolean(rows[0].isMfaEnabled), authenticators: rows.flatMap((r) => (r.authenticator?.id ? [r.authenticator] : [])) };
+  const row = await identityRead(db).get({ id: identityId });
+  if (!row) return undefined;
+  const listed = JSON.parse(row.authenticators) as [string, string, string | null, string | null][];
+  const summaries: AuthenticatorSummary[] = listed.map(([id, method, username, fingerprint]) => ({ id, method, username, fingerprint }));
+  return { identity: row.identity, isMfaEnabled: Boolean(row.isMfaEnabled), authenticators: summaries };
 }
 
 export async function listIdentityAuthenticators(db: Db, identityId: string, q: ResolvedListQuery) {

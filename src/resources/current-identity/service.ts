@@ -31,7 +31,7 @@ export async function currentIdentity(deps: Deps, caller: RequestSession) {
     isMfaEnabled: found.isMfaEnabled,
     // An access token does not name the policy: read it (zt-session callers have it from their session read).
     authPolicyName: caller.oidc ? ((await findAuthPolicy(deps.db, found.identity.authPolicyId))?.name ?? '') : caller.authPolicy.name,
-    // Enrolments do not exist yet, so none is outstanding.
+    // The caller is logged in with its enrolled credentials: no enrolment is listed here.
     enrollment: {},
   };
   return renderIdentity(found.identity, extras, deps.now());

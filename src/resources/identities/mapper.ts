@@ -17,6 +17,20 @@ export interface IdentityExtras {
 const ENV_EMPTY = { arch: '', os: '', osRelease: '', osVersion: '', domain: '', hostname: '' };
 const SDK_EMPTY = { appId: '', appVersion: '', branch: '', revision: '', type: '', version: '' };
 
+/**
+ * The defaults with the stored JSON object's fields over them. Copied key by key: spreading two objects
+ * into one takes a slow path in V8 (docs/architecture.md, "Rendering").
+ */
+function withDefaults<T extends Record<string, string>>(defaults: T, stored: string | null): T & Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in defaults) out[key] = defaults[key];
+  if (stored) {
+    const fields = readJson<Record<string, unknown>>(stored, {});
+    for (const key in fields) out[key] = fields[key];
+  }
+  return out as T & Record<string, unknown>;
+}
+
 /** The identity's `_links` (what `links(self, {...})` builds), written out: one literal, no loop. */
 function identityLinks(self: string, authPolicyId: string): Links {
   return {
@@ -64,8 +78,8 @@ export function renderIdentity(row: IdentityRow, extras: IdentityExtras, now: nu
     isDefaultAdmin: row.isDefaultAdmin,
     authenticators: extras.authenticators,
     enrollment: extras.enrollment,
-    envInfo: row.envInfo ? { ...ENV_EMPTY, ...readJson(row.envInfo, {}) } : { ...ENV_EMPTY },
-    sdkInfo: row.sdkInfo ? { ...SDK_EMPTY, ...readJson(row.sdkInfo, {}) } : { ...SDK_EMPTY },
+    envInfo: withDefaults(ENV_EMPTY, row.envInfo),
+    sdkInfo: withDefaults(SDK_EMPTY, row.sdkInfo),
     // The spec requires an array; the controller's `null` for an empty set is not spec-valid.
     roleAttributes: readJson<string[]>(row.roleAttributes, []),
     hasEdgeRouterConnection: false,

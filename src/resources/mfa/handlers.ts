@@ -1,4 +1,4 @@
-import { json } from '../../http/envelope.js';
+import { json, withHeaders } from '../../http/envelope.js';
 import { handlers, type ManagementOperations, type SharedOperations } from '../../http/handler.js';
 import { renderCreatedMfa } from './mapper.js';
 import {
@@ -31,8 +31,7 @@ function bodyCode(raw: Uint8Array): string | undefined {
 
 /** Replies that can carry the secret or recovery codes must not be kept by caches. */
 function noStore<R extends Response>(response: R): R {
-  response.headers.set('cache-control', 'no-store');
-  return response;
+  return withHeaders(response, { 'cache-control': 'no-store' }) as R;
 }
 
 /** `/authenticate/mfa` and the `/current-identity/mfa` family, on both APIs. */

@@ -6,6 +6,7 @@ import { serviceEntity } from './entity.js';
 import { serviceEdgeRouters } from '../sessions/service.js';
 import { listServiceTerminators } from '../terminators/service.js';
 import { listConfigServices, serviceService as service, type ServiceCaller } from './service.js';
+import { extend } from '../../lib/objects.js';
 
 /** Management `/services`, `/service-role-attributes`, `/configs/{id}/services` (admin). */
 export const serviceHandlers = handlers<ManagementOperations>()({
@@ -17,7 +18,7 @@ export const serviceHandlers = handlers<ManagementOperations>()({
     const asIdentity = undeclaredQuery('asIdentity');
     if (asIdentity && !(query.roleFilter && query.roleFilter.length > 0)) {
       const who = await service.viewer(svc.deps, asIdentity);
-      return reply.list(await service.listForCaller(svc.deps, list, query, { ...who, apiSessionId: '', configTypes: query.configTypes }));
+      return reply.list(await service.listForCaller(svc.deps, list, query, extend(who, { apiSessionId: '', configTypes: query.configTypes })));
     }
     return reply.list(await service.list(svc.deps, list, query, { identityId: caller.identity.id, apiSessionId: caller.apiSession.id, configTypes: query.configTypes }));
   },

@@ -41,6 +41,17 @@ const SESSION_LINKS = { 'route-path': 'route-path' };
 
 /** The client's session detail (§6.1): what `POST /sessions` answers. */
 export function renderClientSession(row: SessionView['row'], token: string, serviceName: string, routers: string | null): SessionDetail {
+  return sessionLiteral(row, token, serviceName, routers, undefined);
+}
+
+/** The session detail; the management detail adds the granting `servicePolicies` (§6.3). */
+export function renderSession(s: SessionView): SessionManagementDetail {
+  const policies = readJson<[string, string][]>(s.policyNames, []).map(([id, name]) => entityRef('service-policies', id, name));
+  return sessionLiteral(s.row, s.token, s.serviceName, s.routers, policies) as SessionManagementDetail;
+}
+
+/** One literal for both views (`servicePolicies` undefined, so left out of the client's JSON): no spread of one view into the other (docs/architecture.md, "Rendering"). */
+function sessionLiteral(row: SessionView['row'], token: string, serviceName: string, routers: string | null, servicePolicies: SessionManagementDetail['servicePolicies'] | undefined): SessionDetail & { servicePolicies?: SessionManagementDetail['servicePolicies'] } {
   return {
     id: row.id,
     createdAt: iso(row.createdAt),
@@ -55,13 +66,6 @@ export function renderClientSession(row: SessionView['row'], token: string, serv
     apiSession: entityRef('api-sessions', row.apiSessionId, row.apiSessionId),
     identityId: row.identityId,
     edgeRouters: renderSessionRouters(routers),
-  };
-}
-
-/** The session detail; the management detail adds the granting `servicePolicies` (§6.3). */
-export function renderSession(s: SessionView): SessionManagementDetail {
-  return {
-    ...renderClientSession(s.row, s.token, s.serviceName, s.routers),
-    servicePolicies: readJson<[string, string][]>(s.policyNames, []).map(([id, name]) => entityRef('service-policies', id, name)),
+    servicePolicies,
   };
 }

@@ -3,9 +3,11 @@
  * token hash (session, identity and auth policy in one statement), and the rare writes it defers.
  */
 import { and, eq, getTableColumns, lt, sql } from 'drizzle-orm';
+import type { SelectedFields } from 'drizzle-orm/sqlite-core';
 import { preparedPer, type Db } from '../db/client.js';
+import { flatSelection } from '../db/list-page.js';
 import { apiSessions, authPolicies, identities } from '../db/schema/index.js';
-import type { AuthPolicyRow, IdentityRow } from '../db/schema/rows.js';
+import type { ApiSessionRow, AuthPolicyRow, IdentityRow } from '../db/schema/rows.js';
 
 /**
  * What every authenticated request knows of its identity and auth policy. Deliberately lean: each
@@ -35,9 +37,19 @@ const sessionPolicyColumns = {
 export type SessionIdentity = Pick<IdentityRow, keyof typeof sessionIdentityColumns>;
 export type SessionPolicy = Pick<AuthPolicyRow, keyof typeof sessionPolicyColumns>;
 
+/** The lookup's columns in a fixed order, and what maps its value array back to the nested row. */
+const sessionSelection = flatSelection({ apiSession: sessionColumns, identity: sessionIdentityColumns, authPolicy: sessionPolicyColumns });
+
+export interface SessionLookupRow {
+  apiSession: Omit<ApiSessionRow, 'tokenHash'>;
+  identity: SessionIdentity;
+  /** All null when the identity's policy is gone (left join). */
+  authPolicy: SessionPolicy | { [K in keyof SessionPolicy]: null };
+}
+
 function prepareSessionLookup(db: Db) {
   return db
-    .select({ apiSession: sessionColumns, identity: sessionIdentityColumns, authPolicy: sessionPolicyColumns })
+    .select(sessionSelection.fields as SelectedFields)
     .from(apiSessions)
     .innerJoin(identities, eq(identities.id, apiSessions.identityId))
     .leftJoin(authPolicies, eq(authPolicies.id, identities.authPolicyId))
@@ -49,10 +61,13 @@ function prepareSessionLookup(db: Db) {
 /** Prepared once per database handle: building the query costs as much as running it. */
 const sessionLookup = preparedPer(prepareSessionLookup);
 
-/** The session with this token hash, its identity and auth policy (null when the policy is gone). */
-export async function findSessionByTokenHash(db: Db, tokenHash: string) {
-  // get(): one row, one native call (all() builds an iterator per call).
-  return sessionLookup(db).get({ tokenHash });
+/**
+ * The session with this token hash, its identity and auth policy. Read as one value array and mapped
+ * by the selection's own decoders: drizzle's nested row mapping cost ~4 % of a request.
+ */
+export async function findSessionByTokenHash(db: Db, tokenHash: string): Promise<SessionLookupRow | undefined> {
+  const values = (await sessionLookup(db).values({ tokenHash })) as unknown[][];
+  return values.length === 0 ? undefined : (sessionSelection.map(values[0]) as unknown as SessionLookupRow);
 }
 
 export function deleteSessionById(db: Db, id: string): Promise<unknown> {

@@ -133,7 +133,7 @@ interface Slot {
  * The selection flattened in a fixed order, with what maps a value array back to the nested row drizzle's
  * `select(selection)` gives (null values stay null, others go through the column's or expression's decoder).
  */
-export function flatSelection(selection: KeptPageQuery['selection']): { fields: Record<string, Column | SQL>; map: (values: unknown[]) => Record<string, unknown> } {
+export function flatSelection(selection: Record<string, Column | SQL | SQLiteTable | Record<string, Column | SQL>>): { fields: Record<string, Column | SQL>; map: (values: unknown[]) => Record<string, unknown> } {
   const fields: Record<string, Column | SQL> = {};
   const slots: Slot[] = [];
   const add = (group: string | null, key: string, field: Column | SQL) => {
@@ -145,7 +145,9 @@ export function flatSelection(selection: KeptPageQuery['selection']): { fields: 
   };
   for (const [key, field] of Object.entries(selection)) {
     if (is(field, SQLiteTable)) for (const [name, column] of Object.entries(getTableColumns(field))) add(key, name, column as Column);
-    else add(null, key, field as Column | SQL);
+    else if (is(field, Column) || is(field, SQL)) add(null, key, field as Column | SQL);
+    // A nested object of columns, as `select({ group: { a: t.a, b: t.b } })` takes it.
+    else for (const [name, column] of Object.entries(field as Record<string, Column | SQL>)) add(key, name, column);
   }
   const groups = [...new Set(slots.map((slot) => slot.group).filter((g): g is string => g !== null))];
   const map = (values: unknown[]): Record<string, unknown> => {

@@ -256,6 +256,8 @@ function prepareAccessLookup(db: Db, types: readonly LinkType[]) {
       cached: sql<number | null>`(SELECT ${q(accessCounts.total)} FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration})`,
     })
     .from(sql`(SELECT 1)`)
+    // One row; LIMIT 1 lets the embedded driver read it without a row iterator.
+    .limit(1)
     .prepare();
 }
 const accessLookups = new WeakMap<Db, Map<string, ReturnType<typeof prepareAccessLookup>>>();

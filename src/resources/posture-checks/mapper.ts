@@ -1,4 +1,5 @@
 import { links } from '../../crud/render.js';
+import { extend } from '../../lib/objects.js';
 import { iso } from '../../lib/time.js';
 import type {
   PostureCheckDetail,
@@ -20,7 +21,7 @@ type AnyPostureCheckDetail =
   | PostureCheckProcessMultiDetail
   | PostureCheckMfaDetail;
 
-/** A posture check with its type's properties (§7.1); `version` is always 1, as the controller's. */
+/** A posture check with its type's properties (§7.1); `version` is always 1, as the controller's. `extend`, not spread: docs/architecture.md, "Rendering". */
 export function renderPostureCheck(row: PostureCheckRow): AnyPostureCheckDetail {
   const s = checkSettings(row);
   const base: PostureCheckDetail = {
@@ -36,23 +37,22 @@ export function renderPostureCheck(row: PostureCheckRow): AnyPostureCheckDetail 
   };
   switch (s.typeId) {
     case 'OS':
-      return { ...base, operatingSystems: s.operatingSystems } satisfies PostureCheckOperatingSystemDetail;
+      return extend(base, { operatingSystems: s.operatingSystems }) satisfies PostureCheckOperatingSystemDetail;
     case 'MAC':
-      return { ...base, macAddresses: s.macAddresses } satisfies PostureCheckMacAddressDetail;
+      return extend(base, { macAddresses: s.macAddresses }) satisfies PostureCheckMacAddressDetail;
     case 'DOMAIN':
-      return { ...base, domains: s.domains } satisfies PostureCheckDomainDetail;
+      return extend(base, { domains: s.domains }) satisfies PostureCheckDomainDetail;
     case 'PROCESS':
-      return { ...base, process: { ...s.process, hashes: s.process.hashes ?? [], signerFingerprint: s.process.signerFingerprint ?? '' } } satisfies PostureCheckProcessDetail;
+      return extend(base, { process: extend(s.process, { hashes: s.process.hashes ?? [], signerFingerprint: s.process.signerFingerprint ?? '' }) }) satisfies PostureCheckProcessDetail;
     case 'PROCESS_MULTI':
       // Lists render as lists, never null (the controller fills them in too).
-      return { ...base, semantic: s.semantic, processes: s.processes.map((p) => ({ ...p, hashes: p.hashes ?? [], signerFingerprints: p.signerFingerprints ?? [] })) } satisfies PostureCheckProcessMultiDetail;
+      return extend(base, { semantic: s.semantic, processes: s.processes.map((p) => extend(p, { hashes: p.hashes ?? [], signerFingerprints: p.signerFingerprints ?? [] })) }) satisfies PostureCheckProcessMultiDetail;
     case 'MFA':
-      return {
-        ...base,
+      return extend(base, {
         timeoutSeconds: s.timeoutSeconds,
         promptOnWake: s.promptOnWake,
         promptOnUnlock: s.promptOnUnlock,
         ignoreLegacyEndpoints: s.ignoreLegacyEndpoints,
-      } satisfies PostureCheckMfaDetail;
+      }) satisfies PostureCheckMfaDetail;
   }
 }

@@ -224,6 +224,28 @@ export interface ResourceService<Item, CreateBody, UpdateBody> {
   remove(deps: Deps, id: string): Promise<void>;
 }
 
+/**
+ * `list` and `detail` of a service whose rendered items need an asynchronous second pass (e.g. sealed
+ * enrollment JWTs opened after rendering, which is synchronous).
+ */
+export function finishedAfterRender<Item, CreateBody, UpdateBody>(
+  service: ResourceService<Item, CreateBody, UpdateBody>,
+  finish: (deps: Deps, items: Item[]) => Promise<void>,
+): Pick<ResourceService<Item, CreateBody, UpdateBody>, 'list' | 'detail'> {
+  return {
+    async list(deps, list, query) {
+      const result = await service.list(deps, list, query);
+      await finish(deps, result.data);
+      return result;
+    },
+    async detail(deps, id) {
+      const item = await service.detail(deps, id);
+      await finish(deps, [item]);
+      return item;
+    },
+  };
+}
+
 /** The service of a resource whose operations are plain CRUD plus the declared rules. */
 export function resourceService<T extends EntityTable, P extends Props<T>, Item, E extends Extras = {}, CreateBody = unknown, UpdateBody = unknown>(
   def: EntityDef<T, P>,

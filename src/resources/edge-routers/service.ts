@@ -1,4 +1,4 @@
-import { createEntity, findEntity, listRelated, resourceService, type CreateHooks, type ListResult, type ResourceService } from '../../crud/service.js';
+import { createEntity, findEntity, finishedAfterRender, listRelated, resourceService, type CreateHooks, type ListResult, type ResourceService } from '../../crud/service.js';
 import type { ListQueryParams } from '../../crud/list-query.js';
 import { uniqueViolation } from '../../crud/repo.js';
 import { atomic, type SQL } from '../../db/client.js';
@@ -87,16 +87,7 @@ const base = resourceService(edgeRouterEntity, {
  */
 export const edgeRouterService: ResourceService<EdgeRouterDetail, EdgeRouterCreate, EdgeRouterPatch> = {
   ...base,
-  async list(deps, list, query) {
-    const result = await base.list(deps, list, query);
-    await openRouterEnrollments(deps, result.data);
-    return result;
-  },
-  async detail(deps, id) {
-    const item = await base.detail(deps, id);
-    await openRouterEnrollments(deps, [item]);
-    return item;
-  },
+  ...finishedAfterRender(base, openRouterEnrollments),
   async create(deps, body) {
     // The id is chosen first: the enrollment JWT names it as its subject.
     const id = edgeRouterEntity.newId();

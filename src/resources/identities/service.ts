@@ -1,5 +1,5 @@
 import { listMeta, resolveListQuery, type ListQueryParams } from '../../crud/list-query.js';
-import { createEntity, findEntity, listRelated, resourceService, type CreateHooks, type ListResult, type ResourceService } from '../../crud/service.js';
+import { createEntity, findEntity, finishedAfterRender, listRelated, resourceService, type CreateHooks, type ListResult, type ResourceService } from '../../crud/service.js';
 import type { Deps } from '../../deps.js';
 import { fieldError, messageError, notFound } from '../../errors.js';
 import { identityEnrollmentRequest, prepareEnrollment } from '../../enrollment/create.js';
@@ -109,16 +109,7 @@ const baseIdentityService = resourceService(identityEntity, {
  */
 export const identityService: ResourceService<IdentityDetail, IdentityCreate, IdentityPatch> = {
   ...baseIdentityService,
-  async list(deps, list, query) {
-    const result = await baseIdentityService.list(deps, list, query);
-    await openEnrollmentMaps(deps, result.data);
-    return result;
-  },
-  async detail(deps, id) {
-    const item = await baseIdentityService.detail(deps, id);
-    await openEnrollmentMaps(deps, [item]);
-    return item;
-  },
+  ...finishedAfterRender(baseIdentityService, openEnrollmentMaps),
   async create(deps, body) {
     // The id is chosen first: the enrollment JWT names it as its subject.
     const id = identityEntity.newId();

@@ -1,4 +1,4 @@
-import { createEntity, resourceService, type ResourceService } from '../../crud/service.js';
+import { createEntity, finishedAfterRender, resourceService, type ResourceService } from '../../crud/service.js';
 import { openRouterEnrollments, routerEnrollmentFields } from '../../enrollment/render.js';
 import { prepareRouterEnrollment, routerEnrollmentsRemoval } from '../../enrollment/router.js';
 import { routerEnrollmentSummary } from '../../enrollment/router-repo.js';
@@ -29,16 +29,7 @@ const base = resourceService(transitRouterEntity, {
  */
 export const transitRouterService: ResourceService<RouterDetail, RouterCreate, RouterPatch> = {
   ...base,
-  async list(deps, list, query) {
-    const result = await base.list(deps, list, query);
-    await openRouterEnrollments(deps, result.data);
-    return result;
-  },
-  async detail(deps, id) {
-    const item = await base.detail(deps, id);
-    await openRouterEnrollments(deps, [item]);
-    return item;
-  },
+  ...finishedAfterRender(base, openRouterEnrollments),
   async create(deps, body) {
     // The id is chosen first: the enrollment JWT names it as its subject.
     const id = transitRouterEntity.newId();

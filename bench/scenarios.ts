@@ -356,9 +356,10 @@ const NEW_SESSION_POOL = 2 * NEW_SESSION_REQUESTS + 5_000;
 /**
  * The body an OpenZiti SDK sends with its certificate login (shared/reference/real-sdk-client.md §2): its
  * sdkInfo and envInfo. The same for every login, as a running SDK's are: after the first login of an
- * identity, they change nothing (src/resources/authenticate/service.ts).
+ * identity, they change nothing (src/resources/authenticate/service.ts). The cert floor is sent the same
+ * body (and reads it without parsing it), so both carry the same bytes.
  */
-const SDK_LOGIN_BODY = json({
+export const SDK_LOGIN_BODY = json({
   sdkInfo: { type: 'ziti-sdk-c', version: '1.18.7', revision: 'bench', branch: 'HEAD' },
   envInfo: { os: 'Linux', osRelease: '6.1.0', osVersion: '#1 SMP', arch: 'x86_64', hostname: 'bench-host', domain: '' },
 });

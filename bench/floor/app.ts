@@ -9,7 +9,9 @@
  *   OpenSSL against the controller's root CA in the handshake and hashed once per connection; workerd:
  *   the platform's `request.cf.tlsClientAuth`), one indexed read (the authenticator by fingerprint),
  *   a new session token with the controller's own `newSessionToken` (random UUID, SHA-256 kept), and
- *   one insert of the API-session row: a login must write its session.
+ *   one insert of the API-session row: a login must write its session. It is sent the scenario's body
+ *   (the SDK's sdkInfo/envInfo) and reads it without parsing it (workerd does not reuse a connection
+ *   whose request body was left unread).
  * Every scenario is reported as a ratio to one of them.
  */
 import { Hono, type Context } from 'hono';
@@ -46,6 +48,7 @@ export function floorApp(query: Query, cert?: CertFloor): Hono {
     return c.json({ data: { id: rows[0].id }, meta: {} });
   });
   app.post('/__floor/cert-login', async (c) => {
+    await c.req.text();
     const fingerprint = cert?.fingerprint(c);
     if (!cert || !fingerprint) return c.json({ error: { code: 'INVALID_AUTH' } }, 401);
     const rows = await query('SELECT id, identity_id FROM authenticators WHERE cert_fingerprint = ?', [fingerprint]);

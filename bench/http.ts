@@ -66,9 +66,9 @@ const cfBlobs = new Map<string, string>();
 
 /**
  * The `request.cf` Cloudflare's edge hands a Worker for a client certificate it verified with hostname mTLS
- * (`certPresented`, `certVerified`, the leaf's SHA-1), as Miniflare's `MF-CF-Blob` header. Only for
- * certificates the controller itself issued (enrollment), which the zone's mTLS CA (the controller's root)
- * verifies; computed once per certificate.
+ * (`certPresented`, `certVerified`, the leaf's SHA-1), as Miniflare's `MF-CF-Blob` header; computed once per
+ * certificate. The bench presents only certificates the controller's own enrollment issued (bench/seed.ts),
+ * which an edge with the controller's root as its mTLS CA verifies; it does not verify them itself.
  */
 function cfBlobOf(certPem: string): string {
   let blob = cfBlobs.get(certPem);

@@ -75,12 +75,17 @@ export function keptStatement(build: (db: Db) => { getQuery(): { params: unknown
   });
   return (db, values) => {
     const { prepared, query, slots } = kept(db);
-    const params = slots.map((slot) => {
-      if (!('name' in slot)) return slot.value;
+    const params: unknown[] = new Array(slots.length);
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i];
+      if (!('name' in slot)) {
+        params[i] = slot.value;
+        continue;
+      }
       if (!(slot.name in values)) throw new Error(`no value for placeholder "${slot.name}"`);
       const value = values[slot.name];
-      return value === null || value === undefined ? null : slot.encoder ? slot.encoder.mapToDriverValue(value) : value;
-    });
+      params[i] = value === null || value === undefined ? null : slot.encoder ? slot.encoder.mapToDriverValue(value) : value;
+    }
     const bound = Object.create(prepared, { getQuery: { value: () => ({ ...query, params }) } }) as object;
     return { _prepare: () => bound } as unknown as Statement;
   };

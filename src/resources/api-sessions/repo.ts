@@ -66,12 +66,8 @@ type ApiSessionInsert = typeof apiSessions.$inferSelect;
  * keeps no session whichever commits first (the disable deletes sessions that were inserted before it).
  */
 export function insertApiSessionWhileEnabled(db: Db, row: ApiSessionInsert, now: number): BatchItem<'sqlite'> {
-  const values: Record<string, unknown> = { now };
-  for (const key of SESSION_COLUMNS) values[key] = (row as Record<string, unknown>)[key] ?? null;
-  return sessionInsert(db, values);
+  return sessionInsert(db, { ...row, now });
 }
-
-const SESSION_COLUMNS = Object.keys(getTableColumns(apiSessions));
 
 /** Built once per handle (every login writes it): the row's columns and `now` are placeholders. */
 const sessionInsert = keptStatement((db) => {

@@ -2,6 +2,7 @@
  * The benchmark's HTTP client: Node's own http/https with a keep-alive agent, loopback only.
  * Used by the load generator (bench/load.ts) and by the orchestrator for probes, sessions and seeding.
  */
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 
@@ -12,6 +13,18 @@ export interface Target {
   ca?: string;
   /** TLS server name to verify (the server certificate names localhost and 127.0.0.1). */
   servername?: string;
+  /**
+   * How a request's client certificate (`RequestSpec.tls`) reaches the server: presented in the TLS
+   * handshake (HTTPS, the default), or, where TLS is the platform's (Workers), as the edge's verdict on
+   * it in `request.cf.tlsClientAuth`, which Miniflare takes from its `MF-CF-Blob` request header.
+   */
+  clientCertVia?: 'handshake' | 'cf-tls-client-auth';
+}
+
+/** A client certificate to present: the PEM chain (leaf first) and its PKCS#8 private key. */
+export interface ClientCert {
+  cert: string;
+  key: string;
 }
 
 /** A request as plain data, so it can cross to the load-generator process. */
@@ -21,6 +34,8 @@ export interface RequestSpec {
   headers?: Record<string, string>;
   /** JSON text. */
   body?: string;
+  /** The client certificate this request presents (its connection's; see `Target.clientCertVia`). */
+  tls?: ClientCert;
 }
 
 export interface Reply {
@@ -47,11 +62,39 @@ export function createAgent(target: Target, maxSockets: number): Agent {
   return new http.Agent(options);
 }
 
+const cfBlobs = new Map<string, string>();
+
+/**
+ * The `request.cf` Cloudflare's edge hands a Worker for a client certificate it verified with hostname mTLS
+ * (`certPresented`, `certVerified`, the leaf's SHA-1), as Miniflare's `MF-CF-Blob` header; computed once per
+ * certificate. The bench presents only certificates the controller's own enrollment issued (bench/seed.ts),
+ * which an edge with the controller's root as its mTLS CA verifies; it does not verify them itself.
+ */
+function cfBlobOf(certPem: string): string {
+  let blob = cfBlobs.get(certPem);
+  if (!blob) {
+    const leaf = /-----BEGIN CERTIFICATE-----([\s\S]+?)-----END CERTIFICATE-----/.exec(certPem)?.[1];
+    if (!leaf) throw new Error('client certificate: no PEM certificate');
+    const fingerprint = createHash('sha1').update(Buffer.from(leaf.replace(/\s+/g, ''), 'base64')).digest('hex');
+    blob = JSON.stringify({ tlsClientAuth: { certPresented: '1', certVerified: 'SUCCESS', certFingerprintSHA1: fingerprint } });
+    cfBlobs.set(certPem, blob);
+  }
+  return blob;
+}
+
 /** Sends one request and reads the whole response. Rejects on network errors and after `timeoutMs`. */
 export function send(agent: Agent, target: Target, spec: RequestSpec, timeoutMs = 30_000): Promise<Reply> {
   const url = new URL(spec.path, target.origin);
   const secure = url.protocol === 'https:';
   const headers: Record<string, string> = { accept: 'application/json', ...spec.headers };
+  // In the handshake, the certificate and key are TLS options of the request: the agent keeps a pool of
+  // connections per certificate, so each keep-alive connection presents one certificate throughout.
+  let tls: ClientCert | undefined;
+  if (spec.tls && target.clientCertVia === 'cf-tls-client-auth') headers['mf-cf-blob'] = cfBlobOf(spec.tls.cert);
+  else if (spec.tls) {
+    if (!secure) throw new Error(`a client certificate needs HTTPS or cf-tls-client-auth: ${target.origin}`);
+    tls = spec.tls;
+  }
   let payload: Buffer | undefined;
   if (spec.body !== undefined) {
     payload = Buffer.from(spec.body);
@@ -60,7 +103,7 @@ export function send(agent: Agent, target: Target, spec: RequestSpec, timeoutMs 
   }
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const options = { method: spec.method, host: '127.0.0.1', port: url.port, path: url.pathname + url.search, headers, agent };
+    const options = { method: spec.method, host: '127.0.0.1', port: url.port, path: url.pathname + url.search, headers, agent, cert: tls?.cert, key: tls?.key };
     const req = (secure ? https : http).request(options as https.RequestOptions, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));

@@ -12,6 +12,8 @@
  * temporary directory, named after the size and this checkout, and reused by later runs.
  */
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { connect, createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +22,7 @@ import { hashPassword } from '../src/auth/password.js';
 import { floorApp } from './floor/app.js';
 import { nativeFloorQuery } from './floor/native-query.js';
 import { startController } from '../src/node.js';
-import { Client, type RequestSpec } from './http.js';
+import { Client, type ClientCert, type RequestSpec } from './http.js';
 import { SIZES, type SizeName } from './model.js';
 import { MGMT, SCENARIOS, Sessions, type ScenarioEnv } from './scenarios.js';
 import { seedModel, type SeededModel, type SqlStore, type SqlValue } from './seed.js';
@@ -62,6 +64,32 @@ if (fresh) {
 }
 const env: ScenarioEnv = { size, model, password: PASSWORD, sessions, store };
 
+/**
+ * A request's client certificate, as the Node adapter hands it to the app: the server side of a real TLS
+ * connection on loopback (the certificate presented in its handshake, to a listener with the controller's
+ * TLS options), passed as the adapter's `incoming` binding, from whose socket the app reads the peer chain
+ * (src/node.ts). The request itself does not travel over it. One connection per certificate, kept open.
+ */
+const peers = new Map<string, TLSSocket>();
+const opened: TLSSocket[] = [];
+const pki = controller.bootstrap.pki;
+const tlsServer = createTlsServer({ key: pki.serverKeyPkcs8Pem(), cert: pki.serverChainPem(), requestCert: true, rejectUnauthorized: false });
+tlsServer.listen(0, '127.0.0.1');
+await once(tlsServer, 'listening');
+async function peerSocket(tls: ClientCert): Promise<TLSSocket> {
+  let socket = peers.get(tls.cert);
+  if (!socket) {
+    const accepted = once(tlsServer, 'secureConnection') as Promise<[TLSSocket]>;
+    const port = (tlsServer.address() as { port: number }).port;
+    const client = connect({ host: '127.0.0.1', port, servername: 'localhost', ca: pki.root.pem, cert: tls.cert, key: tls.key });
+    await once(client, 'secureConnect');
+    [socket] = await accepted;
+    opened.push(client, socket);
+    peers.set(tls.cert, socket);
+  }
+  return socket;
+}
+
 type Fetch = (request: Request, env: object) => Response | Promise<Response>;
 
 /** Sends the requests in turn, twice: the first round warms the JIT and the statement cache, the second is the figure. */
@@ -75,7 +103,8 @@ async function measure(name: string, fetch: Fetch, requests: RequestSpec[]): Pro
       const r = requests[i % requests.length];
       const headers: Record<string, string> = { ...(r.headers ?? {}) };
       if (r.body && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-      const res = await fetch(new Request(`https://localhost${r.path}`, { method: r.method, headers, body: r.body }), {});
+      const bindings = r.tls ? { incoming: { socket: await peerSocket(r.tls) } } : {};
+      const res = await fetch(new Request(`https://localhost${r.path}`, { method: r.method, headers, body: r.body }), bindings);
       const text = await res.text();
       bytes = text.length;
       if (res.status >= 300) failed = `${res.status} ${text.slice(0, 200)}`;
@@ -102,6 +131,8 @@ for (const scenario of SCENARIOS) {
 }
 floorStore.close();
 client.close();
+for (const socket of opened) socket.destroy();
+tlsServer.close();
 seedClient.close();
 await controller.close(0);
 process.exit(0);

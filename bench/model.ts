@@ -53,6 +53,9 @@ export function typicalIdentityIndex(identities: number): number {
 /** How many plain identities also get a password authenticator to spread logins over. */
 export const LOGIN_USERS = 8;
 
+/** How many plain identities (not the password users) enroll a client certificate to spread certificate logins over. */
+export const CERT_USERS = 8;
+
 /** Policy j selects entities by role attribute; the pairs rotate so that policies differ. */
 export function policyRoles(j: number): { a: string; b: string } {
   const n = ROLE_DIVISORS.length;

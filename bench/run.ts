@@ -23,7 +23,7 @@ import { checkTargets, floorRatio, markdown, measurement, writeResults, type Ben
 import { startNodeRuntime } from './runtimes/node.js';
 import type { RuntimeName, RuntimeUnderTest } from './runtimes/types.js';
 import { startWorkerdRuntime } from './runtimes/workerd.js';
-import { MGMT, SCENARIOS, Sessions, type FloorKind, type Scenario, type ScenarioEnv } from './scenarios.js';
+import { MGMT, SCENARIOS, SDK_LOGIN_BODY, Sessions, type FloorKind, type Scenario, type ScenarioEnv } from './scenarios.js';
 import { seedModel } from './seed.js';
 import { formatSummary, profiled } from './profile.js';
 
@@ -220,6 +220,8 @@ class Bench {
           target: rt.floorTarget,
           requests: model.loginUsers.map((u) => ({ method: 'POST', path: '/__floor/login', body: JSON.stringify({ username: u.username, password: this.password }) })),
         },
+        // The same users' certificates, presented the same way as the scenario's, and the same body.
+        cert: { target: rt.floorTarget, requests: (model.certUsers ?? []).map((u) => ({ method: 'POST', path: '/__floor/cert-login', body: SDK_LOGIN_BODY, tls: { cert: u.cert, key: u.key } })) },
       };
       const env: ScenarioEnv = { size: opts.size, model, password: this.password, sessions, store: rt.store };
       const scenarios: ScenarioResult[] = [];
@@ -282,7 +284,7 @@ class Bench {
       floorMeasurement: floor,
       floorRatio: floorRatio(m, floor),
       statementsPerRequest: rt.statements ? await this.countStatements(rt, client, built) : null,
-      session: scenario.name === 'password login' ? undefined : env.sessions.via,
+      session: scenario.floor === 'hash' || scenario.floor === 'cert' ? undefined : env.sessions.via,
       response,
     };
     if (this.opts.profile && rt.name === 'node') {

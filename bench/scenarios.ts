@@ -6,12 +6,12 @@
  */
 import type { Client, RequestSpec } from './http.js';
 import type { SizeName } from './model.js';
-import { insertApiSession, insertApiSessions, type BenchUser, type SeededModel, type SqlStore } from './seed.js';
+import { insertApiSession, insertApiSessions, type BenchUser, type CertUser, type SeededModel, type SqlStore } from './seed.js';
 
 export const CLIENT = '/edge/client/v1';
 export const MGMT = '/edge/management/v1';
 
-export type FloorKind = 'read' | 'hash';
+export type FloorKind = 'read' | 'hash' | 'cert';
 
 export interface ScenarioEnv {
   size: SizeName;
@@ -135,6 +135,19 @@ export const SCENARIOS: Scenario[] = [
         path: `${CLIENT}/authenticate?method=password`,
         body: json({ username: u.username, password }),
       }));
+    },
+  },
+  {
+    // Each connection presents one bench user's certificate in its TLS handshake (on workerd, the edge's
+    // verdict on it: bench/http.ts); the requests rotate over the users, so every connection logs in again
+    // and again as its user, as SDKs that re-authenticate do. Every login writes a new API session.
+    name: 'certificate login',
+    operation: `POST ${CLIENT}/authenticate?method=cert (client certificate)`,
+    floor: 'cert',
+    async build({ model }) {
+      const users = model.certUsers ?? [];
+      if (users.length === 0) return { skip: 'no bench identity has a client certificate (enrollment skipped at seeding, or a kept model from before it)' };
+      return users.map((u) => certLogin(u));
     },
   },
   {
@@ -339,6 +352,21 @@ export const SCENARIOS: Scenario[] = [
  */
 const NEW_SESSION_REQUESTS = 10_000;
 const NEW_SESSION_POOL = 2 * NEW_SESSION_REQUESTS + 5_000;
+
+/**
+ * The body an OpenZiti SDK sends with its certificate login (shared/reference/real-sdk-client.md §2): its
+ * sdkInfo and envInfo. The same for every login, as a running SDK's are: after the first login of an
+ * identity, they change nothing (src/resources/authenticate/service.ts). The cert floor is sent the same
+ * body (and reads it without parsing it), so both carry the same bytes.
+ */
+export const SDK_LOGIN_BODY = json({
+  sdkInfo: { type: 'ziti-sdk-c', version: '1.18.7', revision: 'bench', branch: 'HEAD' },
+  envInfo: { os: 'Linux', osRelease: '6.1.0', osVersion: '#1 SMP', arch: 'x86_64', hostname: 'bench-host', domain: '' },
+});
+
+function certLogin(user: CertUser): RequestSpec {
+  return { method: 'POST', path: `${CLIENT}/authenticate?method=cert`, body: SDK_LOGIN_BODY, tls: { cert: user.cert, key: user.key } };
+}
 
 function createSession(token: string, serviceId: string): RequestSpec {
   return { method: 'POST', path: `${CLIENT}/sessions`, headers: withSession(token), body: json({ serviceId, type: 'Dial' }) };

@@ -10,9 +10,11 @@
  */
 import { cuid, shortId, entityId } from '../src/lib/ids.js';
 import { newSessionToken } from '../src/auth/session-token.js';
+import { x509 } from '../src/pki/x509.js';
 import type { Client } from './http.js';
 import { log, Progress } from './log.js';
 import {
+  CERT_USERS,
   identityName,
   LOGIN_USERS,
   policyRoles,
@@ -106,6 +108,8 @@ export interface SeededModel {
   /** Plain identities with a password, to spread logins over. */
   loginUsers: BenchUser[];
   identityIds: string[];
+  /** Plain identities enrolled with a client certificate, to spread certificate logins over (absent in older kept models). */
+  certUsers?: CertUser[];
   /** Ids per entity kind that was seeded (services, edge routers, policies ...). */
   ids: Record<string, string[]>;
   entities: SeedReport[];
@@ -330,7 +334,74 @@ export async function seedModel(
     if (report.via === 'skipped') log(`  ${seeder.entity}: skipped (${report.reason})`);
     entities.push(report);
   }
-  return { ...people, ids: ctx.ids, entities };
+  started = performance.now();
+  const enrolled = await enrollCertUsers(ctx.api, people);
+  const certUsers = 'users' in enrolled ? enrolled.users : [];
+  if ('skipped' in enrolled) log(`  certificate authenticators: skipped (${enrolled.skipped})`);
+  entities.push({ entity: 'certificate authenticators', count: certUsers.length, via: 'skipped' in enrolled ? 'skipped' : 'api', ms: performance.now() - started, reason: 'skipped' in enrolled ? enrolled.skipped : undefined });
+  return { ...people, certUsers, ids: ctx.ids, entities };
+}
+
+/** A bench identity with a client certificate: the chain its enrollment returned and the key of its CSR. */
+export interface CertUser {
+  identityId: string;
+  name: string;
+  /** PEM, leaf first (the controller's answer to the enrollment, as an SDK stores it in its identity file). */
+  cert: string;
+  /** PKCS#8 PEM of the EC P-256 key the CSR was made with. */
+  key: string;
+}
+
+/**
+ * Client certificates for CERT_USERS plain identities, obtained as an SDK obtains one
+ * (docs: shared/reference/real-sdk-client.md §1): an `ott` enrollment created through the management API,
+ * then `POST /edge/client/v1/enroll?method=ott&token=<jti>` with the PEM CSR of a fresh EC P-256 key,
+ * subject `O=OpenZiti, DC=<iss>, CN=<identity id>`. The controller signs it with its edge signer and
+ * records the `cert` authenticator (fingerprint, PEM chain, public-key print) exactly as for a device.
+ */
+async function enrollCertUsers(
+  api: SeedContext['api'],
+  people: Omit<SeededModel, 'ids' | 'entities'>,
+): Promise<{ users: CertUser[] } | { skipped: string }> {
+  if (!api) return { skipped: 'no admin session for the management API' };
+  const { client, token } = api;
+  const taken = new Set([people.admin, people.typical, people.worst, ...people.loginUsers].map((u) => u.identityId));
+  const chosen: { identityId: string; name: string }[] = [];
+  for (let i = 1; chosen.length < CERT_USERS && i < people.identityIds.length; i++) {
+    if (!taken.has(people.identityIds[i])) chosen.push({ identityId: people.identityIds[i], name: identityName(i) });
+  }
+  const users: CertUser[] = [];
+  for (const { identityId, name } of chosen) {
+    const created = await client.json({
+      method: 'POST',
+      path: '/edge/management/v1/enrollments',
+      headers: { 'zt-session': token },
+      body: JSON.stringify({ method: 'ott', identityId, expiresAt: new Date(Date.now() + 3_600_000).toISOString() }),
+    });
+    if (created.status !== 201) return { skipped: `POST /enrollments answered ${created.status}: ${JSON.stringify(created.body?.error?.code ?? '')}` };
+    const detail = await client.json({ method: 'GET', path: `/edge/management/v1/enrollments/${created.body.data.id}`, headers: { 'zt-session': token } });
+    const jwt = detail.body?.data?.jwt;
+    if (detail.status !== 200 || typeof jwt !== 'string') return { skipped: `GET /enrollments/{id} answered ${detail.status} without a JWT` };
+    // What an SDK reads of the enrollment JWT: the token (jti) and the controller's address (iss).
+    const claims = JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8')) as { jti: string; iss: string };
+    const keys = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+      name: [{ O: ['OpenZiti'] }, { DC: [claims.iss] }, { CN: [identityId] }],
+      keys,
+      signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+    });
+    const enrolled = await client.json({
+      method: 'POST',
+      path: `/edge/client/v1/enroll?method=ott&token=${encodeURIComponent(claims.jti)}`,
+      headers: { 'content-type': 'text/plain' },
+      body: csr.toString('pem'),
+    });
+    const cert = enrolled.body?.data?.cert;
+    if (enrolled.status !== 200 || typeof cert !== 'string') return { skipped: `POST /enroll?method=ott answered ${enrolled.status}: ${JSON.stringify(enrolled.body?.error?.code ?? '')}` };
+    const key = x509.PemConverter.encode((await crypto.subtle.exportKey('pkcs8', keys.privateKey)) as ArrayBuffer, 'PRIVATE KEY');
+    users.push({ identityId, name, cert, key });
+  }
+  return { users };
 }
 
 /** An API session written straight into the store (when password login is not implemented yet). */

@@ -3,15 +3,37 @@
  * store as the controller, on the same runtime, measured in the same run.
  * - `GET /__floor/read/:id`: one indexed SQLite read (an identity by primary key);
  * - `POST /__floor/login`: one indexed read (an authenticator by username) and one password
- *   verification with the controller's own hash function, the floor of a password login.
+ *   verification with the controller's own hash function, the floor of a password login;
+ * - `POST /__floor/cert-login`: the floor of a certificate login. The presented client certificate's
+ *   SHA-1 fingerprint as the runtime has it (Node: the TLS socket's peer certificate, verified by
+ *   OpenSSL against the controller's root CA in the handshake and hashed once per connection; workerd:
+ *   the platform's `request.cf.tlsClientAuth`), one indexed read (the authenticator by fingerprint),
+ *   a new session token with the controller's own `newSessionToken` (random UUID, SHA-256 kept), and
+ *   one insert of the API-session row: a login must write its session. It is sent the scenario's body
+ *   (the SDK's sdkInfo/envInfo) and reads it without parsing it (workerd does not reuse a connection
+ *   whose request body was left unread).
  * Every scenario is reported as a ratio to one of them.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { verifyPassword } from '../../src/auth/password.js';
+import { newSessionToken } from '../../src/auth/session-token.js';
+import { cuid } from '../../src/lib/ids.js';
 
 export type Query = (sql: string, args: (string | number)[]) => Promise<Record<string, unknown>[]>;
+/** Runs one write statement. */
+export type Run = (sql: string, args: (string | number)[]) => Promise<void>;
 
-export function floorApp(query: Query): Hono {
+/** What the certificate floor needs of its runtime. */
+export interface CertFloor {
+  run: Run;
+  /** The verified client certificate's SHA-1 fingerprint (lowercase hex), as the runtime hands it over. */
+  fingerprint(c: Context): string | undefined;
+}
+
+const INSERT_SESSION =
+  'INSERT INTO api_sessions (id, created_at, updated_at, tags, is_system, token_hash, identity_id, authenticator_id, ip_address, config_types, last_activity_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+export function floorApp(query: Query, cert?: CertFloor): Hono {
   const app = new Hono();
   app.get('/__floor/read/:id', async (c) => {
     const rows = await query('SELECT id, name, role_attributes FROM identities WHERE id = ?', [c.req.param('id')]);
@@ -24,6 +46,18 @@ export function floorApp(query: Query): Hono {
     const ok = rows.length > 0 && (await verifyPassword(password, rows[0].password_hash as string));
     if (!ok) return c.json({ error: { code: 'INVALID_AUTH' } }, 401);
     return c.json({ data: { id: rows[0].id }, meta: {} });
+  });
+  app.post('/__floor/cert-login', async (c) => {
+    await c.req.text();
+    const fingerprint = cert?.fingerprint(c);
+    if (!cert || !fingerprint) return c.json({ error: { code: 'INVALID_AUTH' } }, 401);
+    const rows = await query('SELECT id, identity_id FROM authenticators WHERE cert_fingerprint = ?', [fingerprint]);
+    if (rows.length === 0) return c.json({ error: { code: 'INVALID_AUTH' } }, 401);
+    const { token, tokenHash } = await newSessionToken();
+    const now = Date.now();
+    const id = cuid();
+    await cert.run(INSERT_SESSION, [id, now, now, '{}', 0, tokenHash, rows[0].identity_id as string, rows[0].id as string, '127.0.0.1', '[]', now]);
+    return c.json({ data: { id, token, identity: { id: rows[0].identity_id } }, meta: {} });
   });
   return app;
 }

@@ -1,12 +1,14 @@
 /**
- * The floor's read path on Node: a prepared statement of the native driver, prepared once per SQL
- * text and kept, the fastest read the platform allows.
+ * The floor's store path on Node: statements of the native driver, prepared once per SQL text and
+ * kept, the fastest reads and writes the platform allows.
  */
 import Database from 'libsql';
-import type { Query } from './app.js';
+import type { Query, Run } from './app.js';
 
-export function nativeFloorQuery(file: string): { query: Query; close(): void } {
+export function nativeFloorQuery(file: string): { query: Query; run: Run; close(): void } {
   const db = new Database(file);
+  // The cert floor's session inserts share the file with the controller, which may be writing (deferred work).
+  db.exec('PRAGMA busy_timeout = 5000');
   // Raw mode and one get(): the floor's reads return at most one row, and building that row's object
   // from cached column names is cheaper than the driver's object mode.
   const kept = new Map<string, { stmt: ReturnType<typeof db.prepare>; names: string[] }>();
@@ -24,5 +26,11 @@ export function nativeFloorQuery(file: string): { query: Query; close(): void } 
     for (let i = 0; i < entry.names.length; i++) row[entry.names[i]] = values[i];
     return [row];
   };
-  return { query, close: () => db.close() };
+  const writes = new Map<string, ReturnType<typeof db.prepare>>();
+  const run: Run = async (sql, args) => {
+    let stmt = writes.get(sql);
+    if (!stmt) writes.set(sql, (stmt = db.prepare(sql)));
+    stmt.run(args);
+  };
+  return { query, run, close: () => db.close() };
 }

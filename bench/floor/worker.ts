@@ -1,8 +1,14 @@
 /** The floor on workerd: the same bare app over the controller's D1 database (binding DB). */
-import { floorApp, type Query } from './app.js';
+import { floorApp, type Query, type Run } from './app.js';
 
 interface Env {
   DB: D1Database;
+}
+
+interface TlsClientAuth {
+  certPresented?: string;
+  certVerified?: string;
+  certFingerprintSHA1?: string;
 }
 
 let app: ReturnType<typeof floorApp> | undefined;
@@ -10,7 +16,15 @@ let app: ReturnType<typeof floorApp> | undefined;
 export default {
   fetch(request: Request, env: Env): Response | Promise<Response> {
     const query: Query = async (sql, args) => (await env.DB.prepare(sql).bind(...args).all<Record<string, unknown>>()).results;
-    app ??= floorApp(query);
+    const run: Run = async (sql, args) => void (await env.DB.prepare(sql).bind(...args).run());
+    app ??= floorApp(query, {
+      run,
+      // The platform's verdict on the TLS client certificate (hostname mTLS): only a verified one counts.
+      fingerprint(c) {
+        const tls = (c.req.raw as Request & { cf?: { tlsClientAuth?: TlsClientAuth } }).cf?.tlsClientAuth;
+        return tls?.certPresented === '1' && tls.certVerified === 'SUCCESS' ? tls.certFingerprintSHA1?.toLowerCase() : undefined;
+      },
+    });
     return app.fetch(request);
   },
 } satisfies ExportedHandler<Env>;

@@ -6,7 +6,9 @@
  * driver calls for batched statements too.
  */
 import { createServer as createHttpsServer } from 'node:https';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -81,7 +83,21 @@ export async function startNodeRuntime(runDir: string): Promise<RuntimeUnderTest
   const seedClient = createClient({ url: dbUrl });
   // The honest floor: a prepared statement of the native driver, prepared once and kept.
   const floorStore = nativeFloorQuery(join(dataDir, 'controller.db'));
-  const floor = floorApp(floorStore.query);
+  // The certificate floor: OpenSSL verifies the client chain against the controller's root in the
+  // handshake (`ca` below); the verified leaf is read from the socket and hashed once per connection,
+  // as the controller reads its peer chain once per connection (src/node.ts).
+  const floorPeers = new WeakMap<TLSSocket, string | null>();
+  const fingerprint = (socket: TLSSocket | undefined): string | undefined => {
+    if (!socket) return undefined;
+    let known = floorPeers.get(socket);
+    if (known === undefined) {
+      const leaf = socket.authorized ? socket.getPeerCertificate() : undefined;
+      known = leaf?.raw ? createHash('sha1').update(leaf.raw).digest('hex') : null;
+      floorPeers.set(socket, known);
+    }
+    return known ?? undefined;
+  };
+  const floor = floorApp(floorStore.query, { run: floorStore.run, fingerprint: (c) => fingerprint((c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket as TLSSocket | undefined) });
   const floorServer = await new Promise<ServerType>((resolve) => {
     const s = serve(
       {
@@ -89,7 +105,8 @@ export async function startNodeRuntime(runDir: string): Promise<RuntimeUnderTest
         port: 0,
         hostname: '127.0.0.1',
         createServer: createHttpsServer,
-        serverOptions: { key: pki.serverKeyPkcs8Pem(), cert: pki.serverChainPem() },
+        // Client certificates requested as the controller requests them, and verified against its root.
+        serverOptions: { key: pki.serverKeyPkcs8Pem(), cert: pki.serverChainPem(), requestCert: true, rejectUnauthorized: false, ca: pki.root.pem },
       },
       () => resolve(s),
     );

@@ -98,7 +98,8 @@ export async function startWorkerdRuntime(projectRoot: string, runDir: string, b
   let db = await mf.getD1Database('DB', 'controller');
   const store = d1Store(() => db);
   await store.batch(migrationStatements(projectRoot).map((sql) => ({ sql, args: [] })));
-  const target = (u: URL): Target => ({ origin: `http://127.0.0.1:${u.port}` });
+  // TLS is the platform's on Workers: a client certificate reaches the worker as the edge's verdict on it.
+  const target = (u: URL): Target => ({ origin: `http://127.0.0.1:${u.port}`, clientCertVia: 'cf-tls-client-auth' });
   const probe = new Client(target(url), 1);
   await waitForOk(probe, { method: 'GET', path: VERSION_PATH }, 60_000);
   probe.close();

@@ -1,4 +1,4 @@
-import { and, eq, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, lte, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client.js';
 import { apiSessions, authAttempts, authenticators, authPolicies, configTypes, identities, mfas } from '../db/schema/index.js';
@@ -24,7 +24,7 @@ export async function findPasswordLogin(db: Db, username: string) {
  * SQL: the identity exists and is enabled at `now` (never disabled, or its timed disable is over); the
  * same rule as `isDisabled`, evaluated by the store inside a write so that the write decides.
  */
-export function identityEnabledAt(identityId: string, now: number): SQL {
+export function identityEnabledAt(identityId: string | Placeholder, now: number | Placeholder): SQL {
   return sql`EXISTS (SELECT 1 FROM ${identities} WHERE ${identities.id} = ${identityId} AND (${identities.disabledAt} IS NULL OR (${identities.disabledUntil} IS NOT NULL AND ${identities.disabledUntil} <= ${now})))`;
 }
 

@@ -1,3 +1,4 @@
+import { is, Param, Placeholder } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type { BatchItem } from 'drizzle-orm/batch';
 
@@ -46,5 +47,46 @@ export function preparedPer<P>(build: (db: Db) => P): (db: Db) => P {
     let p = prepared.get(db);
     if (!p) prepared.set(db, (p = build(db)));
     return p;
+  };
+}
+
+/** Where one parameter of a kept statement comes from: a constant, or a named value (through its column's encoder). */
+type Slot = { value: unknown } | { name: string; encoder?: { mapToDriverValue(value: unknown): unknown } };
+
+function slotOf(param: unknown): Slot {
+  if (is(param, Placeholder)) return { name: param.name };
+  if (is(param, Param) && is(param.value, Placeholder)) return { name: param.value.name, encoder: param.encoder as { mapToDriverValue(value: unknown): unknown } };
+  return { value: param };
+}
+
+/**
+ * A write prepared once per database handle (`preparedPer`), to go into atomic batches with the values of
+ * its placeholders. Every driver's batch (the native proxy, libSQL, D1) asks an item for its prepared query
+ * (`_prepare()`), reads its SQL and parameters (`getQuery()`) and maps its result with that query's own
+ * `mapResult`: the item hands over the kept query with its parameters filled in, so a batch written on
+ * every request (a login's) does not build its SQL again. Values are bound as drizzle binds them when it
+ * builds a query: null and undefined as null, anything else through its column's encoder.
+ */
+export function keptStatement(build: (db: Db) => { getQuery(): { params: unknown[] } }): (db: Db, values: Record<string, unknown>) => Statement {
+  const kept = preparedPer((db) => {
+    const prepared = build(db);
+    const query = prepared.getQuery();
+    return { prepared, query, slots: query.params.map(slotOf) };
+  });
+  return (db, values) => {
+    const { prepared, query, slots } = kept(db);
+    const params: unknown[] = new Array(slots.length);
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i];
+      if (!('name' in slot)) {
+        params[i] = slot.value;
+        continue;
+      }
+      if (!(slot.name in values)) throw new Error(`no value for placeholder "${slot.name}"`);
+      const value = values[slot.name];
+      params[i] = value === null || value === undefined ? null : slot.encoder ? slot.encoder.mapToDriverValue(value) : value;
+    }
+    const bound = Object.create(prepared, { getQuery: { value: () => ({ ...query, params }) } }) as object;
+    return { _prepare: () => bound } as unknown as Statement;
   };
 }

@@ -81,13 +81,38 @@ async function firstPartyFacts(deps: Deps, chainDer: Uint8Array[], now: Date): P
 }
 
 /**
+ * Facts of network-issued leaves read from their authenticator (the fingerprint-only path), by authenticator
+ * and fingerprint. They cannot go stale: the stored certificate of an authenticator changes only with its
+ * fingerprint (an extension writes both), an authenticator without a stored certificate fails and is not
+ * kept, and a deleted one is not found by the lookup before this. Third-party ones are never kept: their CA
+ * is checked on every login.
+ */
+const stored = new Map<string, LeafFacts>();
+
+async function storedLeafFacts(deps: Deps, authenticator: { id: string; isIssuedByNetwork: boolean }, fingerprint: string, now: number): Promise<LeafFacts> {
+  const key = `${authenticator.id}|${fingerprint}`;
+  const kept = authenticator.isIssuedByNetwork ? stored.get(key) : undefined;
+  if (kept) return kept;
+  const [leaf, ...chain] = certificatesOfPem((await authenticatorCertPem(deps.db, authenticator.id)) ?? '');
+  if (!leaf) throw new ApiError('INVALID_AUTH');
+  if (!authenticator.isIssuedByNetwork && !(await thirdPartyLogin(deps, leaf, chain, new Date(now)))) throw new ApiError('INVALID_AUTH');
+  const f = facts(leaf, new Uint8Array(leaf.rawData), true, authenticator.isIssuedByNetwork);
+  if (authenticator.isIssuedByNetwork) {
+    if (stored.size >= CACHE_LIMIT) stored.delete(stored.keys().next().value as string);
+    stored.set(key, f);
+  }
+  return f;
+}
+
+/**
  * Certificate authentication (reference auth-and-pki §3): the TLS client certificate, verified against
  * the controller's root, then its whole bundle, then enabled and verified third-party CAs; the identity
  * by one indexed read of the authenticator with the leaf's fingerprint (no password hashing), or by the
  * `externalId` a third-party CA's claim extracts. The leaf becomes the new session's certificate (§3.6).
  *
  * On Workers the platform verifies the certificate against the zone's mTLS CA and hands over only its
- * SHA-1 fingerprint (src/worker.ts): the fingerprint path alone applies there.
+ * SHA-1 fingerprint (src/worker.ts): the fingerprint path alone applies there, and a returning network-issued
+ * certificate costs the one read (its stored certificate is read and parsed once per isolate).
  */
 export const certMethod: AuthMethod = {
   name: 'cert',
@@ -124,12 +149,7 @@ export const certMethod: AuthMethod = {
     const { authenticator, identity, authPolicy } = found;
     // Fingerprint-only (Workers): what the session certificate records comes from the stored certificate,
     // and a third-party certificate still needs its CA verified and auth-enabled (§3.5).
-    if (!leafFacts) {
-      const [stored, ...storedChain] = certificatesOfPem((await authenticatorCertPem(deps.db, authenticator.id)) ?? '');
-      if (!stored) throw new ApiError('INVALID_AUTH');
-      if (!authenticator.isIssuedByNetwork && !(await thirdPartyLogin(deps, stored, storedChain, new Date(now)))) throw new ApiError('INVALID_AUTH');
-      leafFacts = facts(stored, new Uint8Array(stored.rawData), true, authenticator.isIssuedByNetwork);
-    }
+    if (!leafFacts) leafFacts = await storedLeafFacts(deps, authenticator, fingerprint, now);
     const improper = authenticator.isIssuedByNetwork && !leafFacts.rootOnly;
     return {
       ...certResult(deps, identity, authPolicy, authenticator.id, authenticator.isIssuedByNetwork, improper, fingerprint, leafFacts, now, Boolean(found.hasVerifiedMfa)),

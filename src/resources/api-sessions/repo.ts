@@ -2,7 +2,7 @@ import { and, eq, getTableColumns, gte, inArray, lt, notExists, sql } from 'driz
 import type { BatchItem } from 'drizzle-orm/batch';
 import { identityEnabledAt } from '../../auth/repo.js';
 import { pageWithTotal } from '../../db/list-page.js';
-import type { Db } from '../../db/client.js';
+import { keptStatement, type Db } from '../../db/client.js';
 import { apiSessionCertificates, apiSessions, identities } from '../../db/schema/index.js';
 import type { ResolvedListQuery } from '../../crud/list-query.js';
 import { qualified } from '../../crud/repo.js';
@@ -66,12 +66,18 @@ type ApiSessionInsert = typeof apiSessions.$inferSelect;
  * keeps no session whichever commits first (the disable deletes sessions that were inserted before it).
  */
 export function insertApiSessionWhileEnabled(db: Db, row: ApiSessionInsert, now: number): BatchItem<'sqlite'> {
-  const values = Object.entries(getTableColumns(apiSessions)).map(([key, column]) => sql.param((row as Record<string, unknown>)[key] ?? null, column));
+  return sessionInsert(db, { ...row, now });
+}
+
+/** Built once per handle (every login writes it): the row's columns and `now` are placeholders. */
+const sessionInsert = keptStatement((db) => {
+  const values = Object.entries(getTableColumns(apiSessions)).map(([key, column]) => sql.param(sql.placeholder(key), column));
   return db
     .insert(apiSessions)
-    .select(sql`SELECT ${sql.join(values, sql`, `)} WHERE ${identityEnabledAt(row.identityId, now)}`)
-    .returning({ id: apiSessions.id });
-}
+    .select(sql`SELECT ${sql.join(values, sql`, `)} WHERE ${identityEnabledAt(sql.placeholder('identityId'), sql.placeholder('now'))}`)
+    .returning({ id: apiSessions.id })
+    .prepare();
+});
 
 /**
  * Runs a login's batch: the conditional session insert first, then the statements that go with it.

@@ -1,5 +1,6 @@
-import { and, eq } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import type { SQLiteInsertValue } from 'drizzle-orm/sqlite-core';
+import { keptStatement, type Db } from '../../db/client.js';
 import { apiSessionCertificates } from '../../db/schema/index.js';
 import { defineEntity } from '../../crud/entity.js';
 import { type Statement } from '../../crud/repo.js';
@@ -25,9 +26,25 @@ export const sessionCertificateEntity = defineEntity<Record<never, never>>()({
   newId: shortId,
 });
 
+/** Absent values take the column default, as in an insert drizzle builds. */
 export function insertSessionCertificate(db: Db, row: typeof apiSessionCertificates.$inferInsert): Statement {
-  return db.insert(apiSessionCertificates).values(row);
+  const values: Record<string, unknown> = {};
+  for (const [key, column] of CERTIFICATE_COLUMNS) {
+    const given = (row as Record<string, unknown>)[key];
+    values[key] = given !== undefined ? given : (column.default ?? null);
+  }
+  return certificateInsert(db, values);
 }
+
+const CERTIFICATE_COLUMNS = Object.entries(getTableColumns(apiSessionCertificates));
+
+/** Built once per handle: every certificate login writes one (reference §3.6). */
+const certificateInsert = keptStatement((db) =>
+  db
+    .insert(apiSessionCertificates)
+    .values(Object.fromEntries(CERTIFICATE_COLUMNS.map(([key]) => [key, sql.placeholder(key)])) as SQLiteInsertValue<typeof apiSessionCertificates>)
+    .prepare(),
+);
 
 export function ofSession(apiSessionId: string) {
   return eq(apiSessionCertificates.apiSessionId, apiSessionId);

@@ -5,6 +5,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 /** A SQL fragment (a list restriction a repo builds); the only drizzle type code outside repos handles. */
 export type { SQL } from 'drizzle-orm';
 import * as schema from './schema/index.js';
+import { extend } from '../lib/objects.js';
 
 /** The database handle every repo receives: drizzle over libSQL (Node, Turso) or D1 (Workers). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -86,7 +87,7 @@ export function keptStatement(build: (db: Db) => { getQuery(): { params: unknown
       const value = values[slot.name];
       params[i] = value === null || value === undefined ? null : slot.encoder ? slot.encoder.mapToDriverValue(value) : value;
     }
-    const bound = Object.create(prepared, { getQuery: { value: () => ({ ...query, params }) } }) as object;
+    const bound = Object.create(prepared, { getQuery: { value: () => extend(query, { params }) } }) as object;
     return { _prepare: () => bound } as unknown as Statement;
   };
 }

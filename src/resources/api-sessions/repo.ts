@@ -6,6 +6,7 @@ import { keptStatement, type Db } from '../../db/client.js';
 import { apiSessionCertificates, apiSessions, identities } from '../../db/schema/index.js';
 import type { ResolvedListQuery } from '../../crud/list-query.js';
 import { qualified } from '../../crud/repo.js';
+import { extend } from '../../lib/objects.js';
 
 const columns = { apiSession: apiSessions, identityName: identities.name };
 
@@ -66,7 +67,7 @@ type ApiSessionInsert = typeof apiSessions.$inferSelect;
  * keeps no session whichever commits first (the disable deletes sessions that were inserted before it).
  */
 export function insertApiSessionWhileEnabled(db: Db, row: ApiSessionInsert, now: number): BatchItem<'sqlite'> {
-  return sessionInsert(db, { ...row, now });
+  return sessionInsert(db, extend(row, { now }));
 }
 
 /** Built once per handle (every login writes it): the row's columns and `now` are placeholders. */

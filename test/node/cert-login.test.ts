@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiSessionCertificates } from '../../src/db/schema/index.js';
-import { deleteExpiredSessions, deleteOrphanSessionCertificates } from '../../src/resources/api-sessions/repo.js';
+import { deleteExpiredSessions } from '../../src/resources/api-sessions/repo.js';
 import { newCsr, pemCertificates } from '../shared/pki-helpers.js';
 import { createNodeCertApp, type NodeCertApp } from '../helpers/node-cert-app.js';
 import { certLoginSuite } from '../shared/cert-login.suite.js';
@@ -18,7 +18,7 @@ certLoginSuite(
 );
 
 describe('session certificates of ended sessions', () => {
-  it('are removed by the expired-session sweep once their session is gone', async () => {
+  it('end with their session, in the same write: logout and expiry leave none behind', async () => {
     const user = await t.client.login();
     const created = await t.client.request('/edge/management/v1/identities', { token: user, body: { name: `sweep-${crypto.randomUUID().slice(0, 8)}`, isAdmin: false, type: 'User', enrollment: { ott: true } } });
     const id = created.body.data.id;
@@ -30,8 +30,11 @@ describe('session certificates of ended sessions', () => {
     const count = async () => (await t.deps.db.select().from(apiSessionCertificates).where(eq(apiSessionCertificates.identityId, id))).length;
     expect(await count()).toBe(1);
     expect((await t.client.request('/edge/client/v1/current-api-session', { method: 'DELETE', token: session })).status).toBe(200);
-    await deleteExpiredSessions(t.deps.db, 0, 500);
-    await deleteOrphanSessionCertificates(t.deps.db, 500);
+    expect(await count()).toBe(0);
+    // An expired session's certificate goes with the sweep's delete.
+    (await device.request('/authenticate?method=cert', { method: 'POST', body: {} })).body.data.token;
+    expect(await count()).toBe(1);
+    await deleteExpiredSessions(t.deps.db, Number.MAX_SAFE_INTEGER, 500);
     expect(await count()).toBe(0);
   });
 });

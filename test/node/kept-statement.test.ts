@@ -1,7 +1,7 @@
 /**
  * src/db/client.ts `keptStatement`: the login batch's inserts, built once per handle, bind the same SQL and
  * the same values as the statements drizzle builds for each row, and write the same rows (on the native
- * store and on `@libsql/client`).
+ * store and on `@libsql/client`); a session certificate is written only with its session, and ends with it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +30,14 @@ function builtSessionInsert(db: Db, row: typeof apiSessions.$inferSelect, now: n
     .insert(apiSessions)
     .select(sql`SELECT ${sql.join(values, sql`, `)} WHERE ${identityEnabledAt(row.identityId, now)}`)
     .returning({ id: apiSessions.id });
+}
+
+/** The conditional certificate insert as drizzle builds it for one row (absent values: the column default). */
+function builtCertificateInsert(db: Db, row: Partial<typeof apiSessionCertificates.$inferInsert>) {
+  const values = Object.entries(getTableColumns(apiSessionCertificates)).map(([key, column]) => sql.param((row as Record<string, unknown>)[key] ?? column.default ?? null, column));
+  return db
+    .insert(apiSessionCertificates)
+    .select(sql`SELECT ${sql.join(values, sql`, `)} WHERE EXISTS (SELECT 1 FROM ${apiSessions} WHERE ${apiSessions.id} = ${row.apiSessionId})`);
 }
 
 const now = Date.now();
@@ -93,10 +101,10 @@ describe.each(['native', 'libsql'] as const)('kept login statements (%s store)',
   it('binds the SQL and values drizzle builds for the row', () => {
     expect(built(insertApiSessionWhileEnabled(db, session('s-1', 'identity-1'), now))).toEqual(built(builtSessionInsert(db, session('s-1', 'identity-1'), now)));
     const cert = certificate('c-1', 's-1');
-    expect(built(insertSessionCertificate(db, cert))).toEqual(built(db.insert(apiSessionCertificates).values(cert)));
-    // Absent values take the column default, as in the insert drizzle builds.
+    expect(built(insertSessionCertificate(db, cert))).toEqual(built(builtCertificateInsert(db, cert)));
+    // Absent values take the column default.
     const { tags: _tags, ...withoutTags } = cert;
-    expect(built(insertSessionCertificate(db, withoutTags))).toEqual(built(db.insert(apiSessionCertificates).values(withoutTags)));
+    expect(built(insertSessionCertificate(db, withoutTags))).toEqual(built(builtCertificateInsert(db, withoutTags)));
   });
 
   it('writes the session and its certificate in one batch, and no session for a disabled identity', async () => {
@@ -106,7 +114,13 @@ describe.each(['native', 'libsql'] as const)('kept login statements (%s store)',
     const [cert] = await rows("SELECT api_session_id, is_system, tags, valid_to, cert_pem FROM api_session_certificates WHERE id = 'c-2'");
     expect(cert).toEqual({ api_session_id: 's-2', is_system: 0, tags: '{}', valid_to: now + 1000, cert_pem: certificate('c-2', 's-2').certPem });
 
-    expect(await createApiSession(db, session('s-3', 'identity-2'), now, [])).toBe(false);
+    // Refused for a disabled identity: no session, and so no certificate either.
+    expect(await createApiSession(db, session('s-3', 'identity-2'), now, [insertSessionCertificate(db, certificate('c-3', 's-3'))])).toBe(false);
     expect(await rows("SELECT id FROM api_sessions WHERE id = 's-3'")).toEqual([]);
+    expect(await rows("SELECT id FROM api_session_certificates WHERE id = 'c-3'")).toEqual([]);
+
+    // The certificate ends with its session (trigger, migration 0016).
+    await db.run(sql`DELETE FROM api_sessions WHERE id = 's-2'`);
+    expect(await rows("SELECT id FROM api_session_certificates WHERE id = 'c-2'")).toEqual([]);
   });
 });

@@ -1,11 +1,10 @@
-import { and, eq, getTableColumns, gte, inArray, lt, notExists, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { identityEnabledAt } from '../../auth/repo.js';
 import { pageWithTotal } from '../../db/list-page.js';
 import { keptStatement, type Db } from '../../db/client.js';
-import { apiSessionCertificates, apiSessions, identities } from '../../db/schema/index.js';
+import { apiSessions, identities } from '../../db/schema/index.js';
 import type { ResolvedListQuery } from '../../crud/list-query.js';
-import { qualified } from '../../crud/repo.js';
 import { extend } from '../../lib/objects.js';
 
 const columns = { apiSession: apiSessions, identityName: identities.name };
@@ -43,20 +42,6 @@ export async function deleteExpiredSessions(db: Db, cutoff: number, max: number)
   const expired = db.select({ id: apiSessions.id }).from(apiSessions).where(lt(apiSessions.lastActivityAt, cutoff)).orderBy(apiSessions.lastActivityAt).limit(max);
   const rows = await db.delete(apiSessions).where(inArray(apiSessions.id, expired)).returning({ id: apiSessions.id });
   return rows.length;
-}
-
-/**
- * Session certificates end with their session, however it ended (logout, expiry, disable, authenticator
- * delete): the sweep removes up to `max` of those left without one. Lists only ever show the caller's own
- * session's, so a leftover is never visible.
- */
-export async function deleteOrphanSessionCertificates(db: Db, max: number): Promise<void> {
-  const orphans = db
-    .select({ id: apiSessionCertificates.id })
-    .from(apiSessionCertificates)
-    .where(notExists(db.select({ one: sql`1` }).from(apiSessions).where(eq(qualified(apiSessions.id), qualified(apiSessionCertificates.apiSessionId)))))
-    .limit(max);
-  await db.delete(apiSessionCertificates).where(inArray(apiSessionCertificates.id, orphans));
 }
 
 type ApiSessionInsert = typeof apiSessions.$inferSelect;

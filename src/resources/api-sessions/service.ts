@@ -5,7 +5,7 @@ import { listMeta, resolveListQuery, type ListQueryParams } from '../../crud/lis
 import type { ListResult } from '../../crud/service.js';
 import { apiSessionFields } from './fields.js';
 import { renderApiSession } from './mapper.js';
-import { deleteApiSession, deleteExpiredSessions, deleteOrphanSessionCertificates, findApiSession, listApiSessions } from './repo.js';
+import { deleteApiSession, deleteExpiredSessions, findApiSession, listApiSessions } from './repo.js';
 
 /** Sessions whose last activity is before this are expired (and read as absent). */
 function liveSince(deps: Deps): number {
@@ -74,6 +74,6 @@ async function sweep(deps: Deps, cutoff: number): Promise<number> {
     total += deleted;
     if (deleted < SWEEP_CHUNK) break;
   }
-  await deleteOrphanSessionCertificates(deps.db, SWEEP_CHUNK * SWEEP_MAX_CHUNKS);
+  // Their session certificates go with them (a trigger, migration 0016).
   return total;
 }

@@ -1,7 +1,6 @@
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
-import type { SQLiteInsertValue } from 'drizzle-orm/sqlite-core';
 import { keptStatement, type Db } from '../../db/client.js';
-import { apiSessionCertificates } from '../../db/schema/index.js';
+import { apiSessionCertificates, apiSessions } from '../../db/schema/index.js';
 import { defineEntity } from '../../crud/entity.js';
 import { type Statement } from '../../crud/repo.js';
 import { commonFields, type FieldMap } from '../../crud/list-query.js';
@@ -38,13 +37,18 @@ export function insertSessionCertificate(db: Db, row: typeof apiSessionCertifica
 
 const CERTIFICATE_COLUMNS = Object.entries(getTableColumns(apiSessionCertificates));
 
-/** Built once per handle: every certificate login writes one (reference §3.6). */
-const certificateInsert = keptStatement((db) =>
-  db
+/**
+ * Built once per handle: every certificate login writes one (reference §3.6). Written only while its API
+ * session exists (in a login's batch, after the session's own conditional insert): a certificate ends
+ * with its session (the trigger of migration 0016), so none may be left without one.
+ */
+const certificateInsert = keptStatement((db) => {
+  const values = CERTIFICATE_COLUMNS.map(([key, column]) => sql.param(sql.placeholder(key), column));
+  return db
     .insert(apiSessionCertificates)
-    .values(Object.fromEntries(CERTIFICATE_COLUMNS.map(([key]) => [key, sql.placeholder(key)])) as SQLiteInsertValue<typeof apiSessionCertificates>)
-    .prepare(),
-);
+    .select(sql`SELECT ${sql.join(values, sql`, `)} WHERE EXISTS (SELECT 1 FROM ${apiSessions} WHERE ${apiSessions.id} = ${sql.placeholder('apiSessionId')})`)
+    .prepare();
+});
 
 export function ofSession(apiSessionId: string) {
   return eq(apiSessionCertificates.apiSessionId, apiSessionId);

@@ -5,7 +5,7 @@
  * statements; no statement binds more than a handful of parameters (lists travel as one JSON value).
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { selectRows, type Db, type Statement } from '../db/client.js';
+import { preparedPer, selectRows, type Db, type Statement } from '../db/client.js';
 import { apiSessionPosture, apiSessions, failedServiceRequests, identities, mfas, policyLinks, postureChecks, postureResponses, services } from '../db/schema/index.js';
 import { qualified as q } from '../crud/repo.js';
 import type { PostureCheckRow } from './checks.js';
@@ -22,17 +22,23 @@ export async function anyPostureCheck(db: Db): Promise<boolean> {
 /**
  * The posture checks the policies match, each once with the ids of those policies (a JSON array): one
  * statement, the policy ids as one JSON parameter, one row per distinct check however many policies share it.
+ * Prepared once per database handle: every service page and session create with posture checks runs it.
  */
 export async function checksOfPolicies(db: Db, policyIds: readonly string[]): Promise<{ check: PostureCheckRow; policyIds: string[] }[]> {
-  const rows = await db
+  const rows = await checksQuery(db).all({ policyIds: JSON.stringify(policyIds) });
+  return rows.map((r) => ({ check: r.check, policyIds: JSON.parse(r.policies) as string[] }));
+}
+
+const checksQuery = preparedPer((db) =>
+  db
     .select({ check: postureChecks, policies: sql<string>`json_group_array(${policyLinks.policyId})` })
     .from(policyLinks)
     .innerJoin(postureChecks, eq(postureChecks.id, policyLinks.entityId))
-    .where(and(eq(policyLinks.role, 'postureCheck'), sql`${policyLinks.policyId} IN (SELECT value FROM json_each(${JSON.stringify(policyIds)}))`))
+    .where(and(eq(policyLinks.role, 'postureCheck'), sql`${policyLinks.policyId} IN (SELECT value FROM json_each(${sql.placeholder('policyIds')}))`))
     .groupBy(postureChecks.id)
-    .orderBy(postureChecks.id);
-  return rows.map((r) => ({ check: r.check, policyIds: JSON.parse(r.policies) as string[] }));
-}
+    .orderBy(postureChecks.id)
+    .prepare(),
+);
 
 /** The service policies whose posture-check roles match the check now (a sub-query, for service-updates). */
 export function policiesOfCheck(checkId: string) {
@@ -49,7 +55,7 @@ export interface ResponseRow {
   at: number;
 }
 
-const responsesOf = (identityId: string) =>
+const responsesOf = (identityId: string | ReturnType<typeof sql.placeholder>) =>
   sql`SELECT ${q(postureResponses.kind)} AS kind, ${q(postureResponses.key)} AS key, ${q(postureResponses.postureCheckId)} AS checkId, ${q(postureResponses.data)} AS data, ${q(postureResponses.updatedAt)} AS at
     FROM ${postureResponses} WHERE ${q(postureResponses.identityId)} = ${identityId}`;
 
@@ -58,17 +64,28 @@ const verifiedMfa = (identity: ReturnType<typeof sql>) => sql`EXISTS (SELECT 1 F
 
 /**
  * Everything posture evaluation reads, in one statement: the identity's responses, and one `SESSION` row
- * with the API session's MFA time, wake/unlock and SDK info (the login's, else the identity's).
+ * with the API session's MFA time, wake/unlock and SDK info (the login's, else the identity's). Prepared once
+ * per database handle (the union is the derived table of a plain select, the one form drizzle prepares).
  */
 const RESPONSE_COLUMNS = ['kind', 'key', 'checkId', 'data', 'at'] as const;
 
-export function postureRows(db: Db, identityId: string, apiSessionId: string): Promise<ResponseRow[]> {
-  return selectRows<typeof RESPONSE_COLUMNS, ResponseRow>(db, sql`${responsesOf(identityId)}
+export async function postureRows(db: Db, identityId: string, apiSessionId: string): Promise<ResponseRow[]> {
+  const rows = (await postureRowsQuery(db).values({ identityId, apiSessionId })) as unknown[][];
+  return rows.map((r) => ({ kind: r[0], key: r[1], checkId: r[2], data: r[3], at: r[4] }) as ResponseRow);
+}
+
+const postureRowsQuery = preparedPer((db) => {
+  const identityId = sql.placeholder('identityId');
+  const union = sql`${responsesOf(identityId)}
     UNION ALL
     SELECT 'SESSION', '', '', json_object('passedMfaAt', CASE WHEN ${verifiedMfa(sql`zs.identity_id`)} THEN zs.passed_mfa_at END, 'wokenAt', zp.woken_at, 'unlockedAt', zp.unlocked_at, 'sdkInfo', json(coalesce(zp.sdk_info, zi.sdk_info))), 0
     FROM ${apiSessions} AS zs LEFT JOIN ${apiSessionPosture} AS zp ON zp.api_session_id = zs.id LEFT JOIN ${identities} AS zi ON zi.id = zs.identity_id
-    WHERE zs.id = ${apiSessionId} AND zs.identity_id = ${identityId}`, RESPONSE_COLUMNS);
-}
+    WHERE zs.id = ${sql.placeholder('apiSessionId')} AND zs.identity_id = ${identityId}`;
+  return db
+    .select({ kind: sql`zr.kind`, key: sql`zr.key`, checkId: sql`zr.checkId`, data: sql`zr.data`, at: sql`zr.at` })
+    .from(sql`(${union}) AS zr`)
+    .prepare();
+});
 
 /** The identity's responses alone (the management posture-data view). */
 export function identityResponseRows(db: Db, identityId: string): Promise<ResponseRow[]> {

@@ -124,6 +124,14 @@ async function oidcFlow(client: Client, username: string, password: string): Pro
 
 const withBearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+/**
+ * The service list as tunnelers ask for it, with every config type (docs/benchmarks.md): the C SDK under
+ * ziti-edge-tunnel pages `configTypes=all&limit=25&offset=0`; OpenZiti's many-services perf test logs in
+ * with the config types `all` and lists `limit=500`.
+ */
+const SDK_SERVICES = `${CLIENT}/services?configTypes=all&limit=25&offset=0`;
+const SDK_SERVICES_500 = `${CLIENT}/services?configTypes=all&limit=500`;
+
 export const SCENARIOS: Scenario[] = [
   {
     name: 'password login',
@@ -188,27 +196,27 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'list services (typical identity)',
-    operation: `GET ${CLIENT}/services`,
+    operation: `GET ${CLIENT}/services?configTypes=all&limit=25&offset=0`,
     floor: 'read',
     async build({ model, sessions }) {
-      return [{ method: 'GET', path: `${CLIENT}/services`, headers: withSession(await sessions.token(model.typical)) }];
+      return [{ method: 'GET', path: SDK_SERVICES, headers: withSession(await sessions.token(model.typical)) }];
     },
   },
   {
     name: 'list services (worst-case identity)',
-    operation: `GET ${CLIENT}/services`,
+    operation: `GET ${CLIENT}/services?configTypes=all&limit=25&offset=0`,
     floor: 'read',
     async build({ model, sessions }) {
-      return [{ method: 'GET', path: `${CLIENT}/services`, headers: withSession(await sessions.token(model.worst)) }];
+      return [{ method: 'GET', path: SDK_SERVICES, headers: withSession(await sessions.token(model.worst)) }];
     },
   },
   {
     name: 'list services (bearer token, typical identity)',
-    operation: `GET ${CLIENT}/services (Authorization: Bearer)`,
+    operation: `GET ${CLIENT}/services?configTypes=all&limit=25&offset=0 (Authorization: Bearer)`,
     floor: 'read',
     async build({ model, sessions }) {
       const token = await sessions.accessToken(model.typical);
-      const request: RequestSpec = { method: 'GET', path: `${CLIENT}/services`, headers: withBearer(token ?? '') };
+      const request: RequestSpec = { method: 'GET', path: SDK_SERVICES, headers: withBearer(token ?? '') };
       if (!token) return { skip: 'no OIDC provider (ZITI_OIDC=false)', probe: request };
       return [request];
     },
@@ -251,11 +259,11 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'list services (worst-case identity, limit 500)',
-    operation: `GET ${CLIENT}/services?limit=500`,
+    operation: `GET ${CLIENT}/services?configTypes=all&limit=500`,
     floor: 'read',
     concurrency: 1,
     async build({ model, sessions }) {
-      return [{ method: 'GET', path: `${CLIENT}/services?limit=500`, headers: withSession(await sessions.token(model.worst)) }];
+      return [{ method: 'GET', path: SDK_SERVICES_500, headers: withSession(await sessions.token(model.worst)) }];
     },
   },
   {

@@ -10,13 +10,24 @@
  */
 import { cuid, shortId, entityId } from '../src/lib/ids.js';
 import { newSessionToken } from '../src/auth/session-token.js';
+import { firstSchemaProblem, jsonSchemaValidator } from '../src/lib/json-schema.js';
 import { x509 } from '../src/pki/x509.js';
 import type { Client } from './http.js';
 import { log, Progress } from './log.js';
 import {
   CERT_USERS,
+  hasHostConfig,
+  HOST_V1,
+  hostConfigCount,
+  hostConfigData,
+  hostConfigName,
   identityName,
+  INTERCEPT_V1,
+  interceptConfigData,
+  interceptConfigName,
   LOGIN_USERS,
+  POSTURE_CHECKS,
+  postureCheckRoles,
   policyRoles,
   roleAttributes,
   routerName,
@@ -142,6 +153,13 @@ interface EntitySeeder {
   /** Management API path and body, for entities whose creation derives data. */
   api?: { path: string; body(i: number, ctx: SeedContext): unknown };
   prefer: 'store' | 'api';
+  /**
+   * Store path only: rows of other tables that creating the entities through the API would write too
+   * (e.g. `service_configs` for a service created with configs), given the ids of the inserted rows.
+   */
+  derived?(ids: string[], ctx: SeedContext): { table: string; rows: Record<string, SqlValue>[] };
+  /** Store path only: a reason the rows cannot be written as the API would write them, checked first. */
+  precondition?(store: SqlStore, ctx: SeedContext): Promise<string | undefined>;
 }
 
 const base = (id: string, ctx: SeedContext) => ({ id, created_at: ctx.now, updated_at: ctx.now, tags: '{}', is_system: 0 });
@@ -152,13 +170,26 @@ const attrs = (i: number) => JSON.stringify(roleAttributes(i));
  * seeder uses the table when it appears (column names follow src/db/schema/common.ts), or the API.
  */
 const MODEL_SEEDERS: EntitySeeder[] = [
+  // Configs first, so that services are created with them (`configs`) as an administrator would.
+  configSeeder('intercept.v1 configs', INTERCEPT_V1, (s) => s.services, (k) => k, interceptConfigName, interceptConfigData),
+  configSeeder('host.v1 configs', HOST_V1, (s) => hostConfigCount(s.services), (k) => 2 * k, hostConfigName, hostConfigData),
   {
     entity: 'services',
     count: (s) => s.services,
     tables: ['services'],
     row: (i, ctx) => ({ ...base(entityId(), ctx), name: serviceName(i), role_attributes: attrs(i), encryption_required: 1, terminator_strategy: 'smartrouting' }),
-    api: { path: '/edge/management/v1/services', body: (i) => ({ name: serviceName(i), roleAttributes: roleAttributes(i), encryptionRequired: true }) },
+    api: { path: '/edge/management/v1/services', body: (i, ctx) => ({ name: serviceName(i), roleAttributes: roleAttributes(i), encryptionRequired: true, configs: serviceConfigIds(i, ctx).map((c) => c.configId) }) },
     prefer: 'store',
+    // What POST /services with `configs` writes besides the service (setServiceConfigs): one row per attached
+    // config. No policy exists yet, so no policy link and no identity's service list changes.
+    derived: (ids, ctx) => ({ table: 'service_configs', rows: ids.flatMap((serviceId, i) => serviceConfigIds(i, ctx).map((c) => ({ service_id: serviceId, config_type_id: c.configTypeId, config_id: c.configId }))) }),
+  },
+  {
+    // Before the service policies, which select them by attribute (the links are derived either way round).
+    entity: 'posture checks',
+    count: () => POSTURE_CHECKS.length,
+    api: { path: '/edge/management/v1/posture-checks', body: (i) => POSTURE_CHECKS[i] },
+    prefer: 'api',
   },
   {
     entity: 'edge routers',
@@ -174,13 +205,13 @@ const MODEL_SEEDERS: EntitySeeder[] = [
     tables: ['service_policies'],
     row: (j, ctx) => {
       const r = policyRoles(j);
-      return { ...base(entityId(), ctx), name: `bench-sp-${j}`, type: j % 2 ? 'Bind' : 'Dial', semantic: 'AnyOf', identity_roles: JSON.stringify([r.a]), service_roles: JSON.stringify([r.b]), posture_check_roles: '[]' };
+      return { ...base(entityId(), ctx), name: `bench-sp-${j}`, type: j % 2 ? 'Bind' : 'Dial', semantic: 'AnyOf', identity_roles: JSON.stringify([r.a]), service_roles: JSON.stringify([r.b]), posture_check_roles: JSON.stringify(postureCheckRoles(j)) };
     },
     api: {
       path: '/edge/management/v1/service-policies',
       body: (j) => {
         const r = policyRoles(j);
-        return { name: `bench-sp-${j}`, type: j % 2 ? 'Bind' : 'Dial', semantic: 'AnyOf', identityRoles: [r.a], serviceRoles: [r.b] };
+        return { name: `bench-sp-${j}`, type: j % 2 ? 'Bind' : 'Dial', semantic: 'AnyOf', identityRoles: [r.a], serviceRoles: [r.b], postureCheckRoles: postureCheckRoles(j) };
       },
     },
     prefer: 'api',
@@ -221,22 +252,80 @@ const MODEL_SEEDERS: EntitySeeder[] = [
   },
 ];
 
-async function viaStore(store: SqlStore, seeder: EntitySeeder, ctx: SeedContext): Promise<{ ids: string[] } | { skipped: string }> {
+/**
+ * Configs of one built-in type, one per service of `serviceIndex(k)`, into the store: creating a config
+ * writes its row alone. The type must be in the store (a fresh store has it) and every config's data is
+ * checked against the type's schema there, as POST /configs would.
+ */
+function configSeeder(
+  entity: string,
+  type: { id: string; name: string },
+  count: (s: ModelSize) => number,
+  serviceIndex: (k: number) => number,
+  name: (serviceIndex: number) => string,
+  data: (serviceIndex: number) => Record<string, unknown>,
+): EntitySeeder {
+  return {
+    entity,
+    count,
+    tables: ['configs'],
+    row: (k, ctx) => ({ ...base(shortId(), ctx), name: name(serviceIndex(k)), config_type_id: type.id, data: JSON.stringify(data(serviceIndex(k))) }),
+    api: { path: '/edge/management/v1/configs', body: (k) => ({ name: name(serviceIndex(k)), configTypeId: type.id, data: data(serviceIndex(k)) }) },
+    prefer: 'store',
+    async precondition(store, ctx) {
+      const rows = await store.all('SELECT schema FROM config_types WHERE id = ?', [type.id]);
+      if (rows.length === 0) return `no config type ${type.name} (${type.id}) in the store`;
+      const validator = jsonSchemaValidator(JSON.parse(String(rows[0].schema)) as Record<string, unknown>);
+      for (let k = 0; k < count(ctx.size); k++) {
+        const problem = firstSchemaProblem(validator, data(serviceIndex(k)));
+        if (problem) throw new Error(`${entity}: the data of ${name(serviceIndex(k))} is not valid for ${type.name}: ${problem.path}: ${problem.message}`);
+      }
+      return undefined;
+    },
+  };
+}
+
+/** The configs service i is created with: its intercept.v1 config and, for even i, its host.v1 config. */
+function serviceConfigIds(i: number, ctx: SeedContext): { configId: string; configTypeId: string }[] {
+  const out: { configId: string; configTypeId: string }[] = [];
+  const intercept = ctx.ids['intercept.v1 configs']?.[i];
+  if (intercept) out.push({ configId: intercept, configTypeId: INTERCEPT_V1.id });
+  const host = hasHostConfig(i) ? ctx.ids['host.v1 configs']?.[i / 2] : undefined;
+  if (host) out.push({ configId: host, configTypeId: HOST_V1.id });
+  return out;
+}
+
+/** Ids of the seeded entities (and how many rows of a derived table came with them), or why they were not. */
+type Seeded = { ids: string[]; derived?: { table: string; count: number } } | { skipped: string };
+
+async function viaStore(store: SqlStore, seeder: EntitySeeder, ctx: SeedContext): Promise<Seeded> {
   if (!seeder.tables || !seeder.row) return { skipped: 'no store mapping' };
   for (const table of seeder.tables) {
     if (!(await tableColumns(store, table))) continue;
+    const unmet = await seeder.precondition?.(store, ctx);
+    if (unmet) return { skipped: unmet };
     const n = seeder.count(ctx.size);
     const rows = Array.from({ length: n }, (_, i) => seeder.row!(i, ctx));
     const progress = new Progress(`${seeder.entity} -> ${table}`, n);
     const result = await insertRows(store, table, rows, progress);
     if ('skipped' in result) return result;
     progress.done();
-    return { ids: rows.map((r) => String(r.id)) };
+    const ids = rows.map((r) => String(r.id));
+    const derived = seeder.derived?.(ids, ctx);
+    if (derived && derived.rows.length > 0) {
+      const more = new Progress(`${seeder.entity}: ${derived.table}`, derived.rows.length);
+      const written = await insertRows(store, derived.table, derived.rows, more);
+      // The entities are in the store already: without their derived rows the model would not be what the API makes.
+      if ('skipped' in written) throw new Error(`cannot seed ${seeder.entity}: ${written.skipped}`);
+      more.done();
+      return { ids, derived: { table: derived.table, count: derived.rows.length } };
+    }
+    return { ids };
   }
   return { skipped: `no table ${seeder.tables.join(' / ')} yet` };
 }
 
-async function viaApi(seeder: EntitySeeder, ctx: SeedContext): Promise<{ ids: string[] } | { skipped: string }> {
+async function viaApi(seeder: EntitySeeder, ctx: SeedContext): Promise<Seeded> {
   if (!seeder.api) return { skipped: 'no API mapping' };
   if (!ctx.api) return { skipped: 'no admin session for the management API' };
   const { client, token } = ctx.api;
@@ -321,11 +410,13 @@ export async function seedModel(
     const order = seeder.prefer === 'api' ? [viaApi, viaStore] : [viaStore, viaApi];
     const reasons: string[] = [];
     let report: SeedReport | undefined;
+    let derived: SeedReport | undefined;
     for (const attempt of order) {
       const result = attempt === viaApi ? await viaApi(seeder, ctx) : await viaStore(store, seeder, ctx);
       if ('ids' in result) {
         ctx.ids[seeder.entity] = result.ids;
         report = { entity: seeder.entity, count: result.ids.length, via: attempt === viaApi ? 'api' : 'store', ms: performance.now() - started };
+        if (result.derived) derived = { entity: `${seeder.entity}: ${result.derived.table}`, count: result.derived.count, via: 'store', ms: 0 };
         break;
       }
       reasons.push(result.skipped);
@@ -333,6 +424,7 @@ export async function seedModel(
     report ??= { entity: seeder.entity, count: 0, via: 'skipped', ms: 0, reason: reasons.join('; ') };
     if (report.via === 'skipped') log(`  ${seeder.entity}: skipped (${report.reason})`);
     entities.push(report);
+    if (derived) entities.push(derived);
   }
   started = performance.now();
   const enrolled = await enrollCertUsers(ctx.api, people);

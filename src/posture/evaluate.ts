@@ -12,7 +12,7 @@ import type { PolicyFailure, SdkInfo } from '../generated/management-types.js';
 import { readJson } from '../lib/json.js';
 import { iso } from '../lib/time.js';
 import { checkSettings, evaluateCheck, type AnyPostureCheckFailure, failureDetail, promptedAt, queryProcesses, type CheckResult, type CheckSettings, type PostureCheckRow, type PostureSnapshot, type ProcessData } from './checks.js';
-import { addFailedRequest, anyPostureCheck, checksOfPolicies, postureRows, type ResponseRow } from './repo.js';
+import { addFailedRequest, anyPostureCheck, postureInputs, type ResponseRow } from './repo.js';
 
 /** Whether any posture check exists at all (§4.4 / §6.1: when none, posture is skipped and placeholders render). One cheap statement. */
 export function postureChecksExist(db: Db): Promise<boolean> {
@@ -95,7 +95,7 @@ function renderQuery(row: PostureCheckRow, settings: CheckSettings, result: Chec
 
 /**
  * Evaluates the posture checks of the given service policies for the identity and API session, now.
- * Two store reads whatever the number of policies (the checks the policies' postureCheckRoles match, and
+ * One store read whatever the number of policies (the checks the policies' postureCheckRoles match, and
  * the identity's + API session's posture data), so a 500-service page costs the same as one service.
  */
 export async function evaluatePolicies(deps: Deps, identityId: string, apiSessionId: string, policyIds: readonly string[]): Promise<Map<string, PolicyPosture>> {
@@ -103,9 +103,9 @@ export async function evaluatePolicies(deps: Deps, identityId: string, apiSessio
   const unique = [...new Set(policyIds)];
   for (const policyId of unique) out.set(policyId, { policyId, isPassing: true, postureQueries: [], failures: [], failureDetails: [] });
   if (unique.length === 0) return out;
-  const [checks, rows] = await Promise.all([checksOfPolicies(deps.db, unique), postureRows(deps.db, identityId, apiSessionId)]);
+  const { checks, responses } = await postureInputs(deps.db, unique, identityId, apiSessionId);
   if (checks.length === 0) return out;
-  const data = snapshotOf(rows);
+  const data = snapshotOf(responses);
   const now = deps.now();
   // Each check is evaluated and rendered once, however many policies match it (the objects are shared).
   for (const { check, policyIds: matching } of checks) {

@@ -4,8 +4,8 @@
  * sessions report, and failed service requests. Every multi-row write is one batch built from these
  * statements; no statement binds more than a handful of parameters (lists travel as one JSON value).
  */
-import { and, asc, eq, sql } from 'drizzle-orm';
-import { selectRows, type Db, type Statement } from '../db/client.js';
+import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { preparedPer, selectRows, type Db, type Statement } from '../db/client.js';
 import { apiSessionPosture, apiSessions, failedServiceRequests, identities, mfas, policyLinks, postureChecks, postureResponses, services } from '../db/schema/index.js';
 import { qualified as q } from '../crud/repo.js';
 import type { PostureCheckRow } from './checks.js';
@@ -17,21 +17,6 @@ export const postureChecksExistSql = sql<number>`EXISTS (SELECT 1 FROM ${posture
 export async function anyPostureCheck(db: Db): Promise<boolean> {
   const rows = await db.select({ id: postureChecks.id }).from(postureChecks).limit(1);
   return rows.length > 0;
-}
-
-/**
- * The posture checks the policies match, each once with the ids of those policies (a JSON array): one
- * statement, the policy ids as one JSON parameter, one row per distinct check however many policies share it.
- */
-export async function checksOfPolicies(db: Db, policyIds: readonly string[]): Promise<{ check: PostureCheckRow; policyIds: string[] }[]> {
-  const rows = await db
-    .select({ check: postureChecks, policies: sql<string>`json_group_array(${policyLinks.policyId})` })
-    .from(policyLinks)
-    .innerJoin(postureChecks, eq(postureChecks.id, policyLinks.entityId))
-    .where(and(eq(policyLinks.role, 'postureCheck'), sql`${policyLinks.policyId} IN (SELECT value FROM json_each(${JSON.stringify(policyIds)}))`))
-    .groupBy(postureChecks.id)
-    .orderBy(postureChecks.id);
-  return rows.map((r) => ({ check: r.check, policyIds: JSON.parse(r.policies) as string[] }));
 }
 
 /** The service policies whose posture-check roles match the check now (a sub-query, for service-updates). */
@@ -56,19 +41,72 @@ const responsesOf = (identityId: string) =>
 /** A verified MFA enrolment of the identity: without one, no session counts as having passed MFA. */
 const verifiedMfa = (identity: ReturnType<typeof sql>) => sql`EXISTS (SELECT 1 FROM ${mfas} AS zm WHERE zm.identity_id = ${identity} AND zm.is_verified = 1)`;
 
-/**
- * Everything posture evaluation reads, in one statement: the identity's responses, and one `SESSION` row
- * with the API session's MFA time, wake/unlock and SDK info (the login's, else the identity's).
- */
 const RESPONSE_COLUMNS = ['kind', 'key', 'checkId', 'data', 'at'] as const;
 
-export function postureRows(db: Db, identityId: string, apiSessionId: string): Promise<ResponseRow[]> {
-  return selectRows<typeof RESPONSE_COLUMNS, ResponseRow>(db, sql`${responsesOf(identityId)}
-    UNION ALL
-    SELECT 'SESSION', '', '', json_object('passedMfaAt', CASE WHEN ${verifiedMfa(sql`zs.identity_id`)} THEN zs.passed_mfa_at END, 'wokenAt', zp.woken_at, 'unlockedAt', zp.unlocked_at, 'sdkInfo', json(coalesce(zp.sdk_info, zi.sdk_info))), 0
-    FROM ${apiSessions} AS zs LEFT JOIN ${apiSessionPosture} AS zp ON zp.api_session_id = zs.id LEFT JOIN ${identities} AS zi ON zi.id = zs.identity_id
-    WHERE zs.id = ${apiSessionId} AND zs.identity_id = ${identityId}`, RESPONSE_COLUMNS);
+/** The check's columns, in select order: `postureInputs` selects them after the five response columns. */
+const CHECK_COLUMNS = Object.entries(getTableColumns(postureChecks));
+
+export interface PostureInputs {
+  /** The posture checks the policies match, each once with the ids of those policies, by check id. */
+  checks: { check: PostureCheckRow; policyIds: string[] }[];
+  /**
+   * The identity's responses, and one `SESSION` row with the API session's MFA time, wake/unlock and SDK
+   * info (the login's, else the identity's).
+   */
+  responses: ResponseRow[];
 }
+
+/**
+ * Everything posture evaluation reads, in one prepared statement whatever the number of policies: the
+ * checks the policies' posture-check roles match (one row per distinct check, the policy ids as one JSON
+ * parameter), then the identity's and API session's posture data. A service page and a session create read
+ * it once; two statements were a round trip more on D1.
+ */
+export async function postureInputs(db: Db, policyIds: readonly string[], identityId: string, apiSessionId: string): Promise<PostureInputs> {
+  const rows = (await postureInputsQuery(db).values({ policyIds: JSON.stringify(policyIds), identityId, apiSessionId })) as unknown[][];
+  const out: PostureInputs = { checks: [], responses: [] };
+  for (const r of rows) {
+    if (r[0] !== 'CHECK') {
+      out.responses.push({ kind: r[0], key: r[1], checkId: r[2], data: r[3], at: r[4] } as ResponseRow);
+      continue;
+    }
+    const check: Record<string, unknown> = {};
+    for (let i = 0; i < CHECK_COLUMNS.length; i++) {
+      const value = r[RESPONSE_COLUMNS.length + i];
+      check[CHECK_COLUMNS[i][0]] = value === null ? null : CHECK_COLUMNS[i][1].mapFromDriverValue(value);
+    }
+    out.checks.push({ check: check as PostureCheckRow, policyIds: JSON.parse(String(r[1])) as string[] });
+  }
+  return out;
+}
+
+const postureInputsQuery = preparedPer((db) => {
+  const identityId = sql.placeholder('identityId');
+  const checkColumns = sql.join(
+    CHECK_COLUMNS.map(([, column], i) => sql`${q(column)} AS ${sql.raw(`c${i}`)}`),
+    sql`, `,
+  );
+  const noCheck = sql.raw(CHECK_COLUMNS.map(() => 'NULL').join(', '));
+  // Check rows carry the matching policies in `key`; response rows have no check columns.
+  const union = sql`SELECT 'CHECK' AS kind, json_group_array(${q(policyLinks.policyId)}) AS key, ${q(postureChecks.id)} AS checkId, NULL AS data, 0 AS at, ${checkColumns}
+      FROM ${policyLinks} JOIN ${postureChecks} ON ${q(postureChecks.id)} = ${q(policyLinks.entityId)}
+      WHERE ${q(policyLinks.role)} = 'postureCheck' AND ${q(policyLinks.policyId)} IN (SELECT value FROM json_each(${sql.placeholder('policyIds')}))
+      GROUP BY ${q(postureChecks.id)}
+    UNION ALL
+    SELECT ${q(postureResponses.kind)}, ${q(postureResponses.key)}, ${q(postureResponses.postureCheckId)}, ${q(postureResponses.data)}, ${q(postureResponses.updatedAt)}, ${noCheck}
+      FROM ${postureResponses} WHERE ${q(postureResponses.identityId)} = ${identityId}
+    UNION ALL
+    SELECT 'SESSION', '', '', json_object('passedMfaAt', CASE WHEN ${verifiedMfa(sql`zs.identity_id`)} THEN zs.passed_mfa_at END, 'wokenAt', zp.woken_at, 'unlockedAt', zp.unlocked_at, 'sdkInfo', json(coalesce(zp.sdk_info, zi.sdk_info))), 0, ${noCheck}
+      FROM ${apiSessions} AS zs LEFT JOIN ${apiSessionPosture} AS zp ON zp.api_session_id = zs.id LEFT JOIN ${identities} AS zi ON zi.id = zs.identity_id
+      WHERE zs.id = ${sql.placeholder('apiSessionId')} AND zs.identity_id = ${identityId}`;
+  const names = [...RESPONSE_COLUMNS, ...CHECK_COLUMNS.map((_, i) => `c${i}`)];
+  // The derived table makes the union a plain select, the form drizzle prepares; checks come first, by id.
+  return db
+    .select(Object.fromEntries(names.map((n) => [n, sql.raw(`zr.${n}`)])))
+    .from(sql`(${union}) AS zr`)
+    .orderBy(sql`zr.kind <> 'CHECK'`, sql`zr.checkId`)
+    .prepare();
+});
 
 /** The identity's responses alone (the management posture-data view). */
 export function identityResponseRows(db: Db, identityId: string): Promise<ResponseRow[]> {

@@ -147,6 +147,60 @@ const clientViewSuite: Suite = ({ client, db, runtime }) => {
       expect(none.data.config).toEqual({});
     });
 
+    it('renders one postureQueries entry per granting policy with its evaluated checks, and the config map, alike on the SDK page, the general path, the detail and the management view (§4.3, §4.4)', async () => {
+      const run = `cvpq-${crypto.randomUUID().slice(0, 6)}`;
+      const domain = id(await admin.ok('createPostureCheck', { body: { typeId: 'DOMAIN', name: uniqueName('pc'), domains: [`${run}.example`], roleAttributes: [`${run}-domain`] } }));
+      const os = id(await admin.ok('createPostureCheck', { body: { typeId: 'OS', name: uniqueName('pc'), operatingSystems: [{ type: 'Linux', versions: ['>=5.0.0'] }], roleAttributes: [`${run}-os`] } }));
+      const u = await user([`${run}-who`]);
+      const intercept = (n: number) => admin.ok('createConfig', { body: { name: uniqueName('cfg'), configTypeId: INTERCEPT, data: { protocols: ['tcp'], addresses: [`s${n}.${run}.ziti`], portRanges: [{ low: 80 + n, high: 80 + n }] } } });
+      const hostCfg = id(await admin.ok('createConfig', { body: { name: uniqueName('cfg'), configTypeId: HOST, data: { protocol: 'tcp', address: 'localhost', port: 8080 } } }));
+      const svc = [
+        await service({ roleAttributes: [`${run}-x`], configs: [id(await intercept(0))] }),
+        await service({ roleAttributes: [`${run}-y`] }),
+        await service({ roleAttributes: [`${run}-x`, `${run}-y`], configs: [id(await intercept(2)), hostCfg] }),
+        await service({ roleAttributes: [`${run}-y`], configs: [id(await intercept(3))] }),
+      ];
+      const policy = (type: 'Dial' | 'Bind', serviceRoles: string[], postureCheckRoles: string[]) =>
+        admin.ok('createServicePolicy', { body: { name: uniqueName('sp'), type, semantic: 'AnyOf', identityRoles: [`#${run}-who`], serviceRoles, postureCheckRoles } });
+      const p1 = id(await policy('Dial', [`#${run}-x`], [`#${run}-domain`]));
+      const p2 = id(await policy('Bind', [`#${run}-y`], []));
+      const p3 = id(await policy('Dial', [`#${run}-y`], [`#${run}-domain`, `#${run}-os`]));
+      const session = await u.login(['all']);
+      await session.api.ok('createPostureResponse', { body: { id: domain, typeId: 'DOMAIN', domain: `${run}.example` } as never });
+
+      const page = expectConforms(await session.api.call('listServices', { query: { configTypes: ['all'], limit: 500 } }), 'listServices', 'client').body.data;
+      const general = (await session.api.ok('listServices', { query: { configTypes: ['all'], limit: 500, filter: 'id != "none"' } })).data;
+      expect(general).toEqual(page);
+      expect(page.map((s) => s.id).sort()).toEqual([...svc].sort());
+      const byId = new Map(page.map((s) => [s.id, s]));
+      const entries = (s: string) => [...byId.get(s)!.postureQueries!].sort((a, b) => a.policyId!.localeCompare(b.policyId!));
+      const query = (checkId: string, isPassing: boolean) => expect.objectContaining({ id: checkId, isPassing, _links: { self: { href: `./posture-checks/${checkId}` } } });
+      const e1 = { policyId: p1, policyType: 'Dial', isPassing: true, postureQueries: [query(domain, true)] };
+      const e2 = { policyId: p2, policyType: 'Bind', isPassing: true, postureQueries: [] };
+      const e3 = { policyId: p3, policyType: 'Dial', isPassing: false, postureQueries: expect.arrayContaining([query(domain, true), query(os, false)]) };
+      const sorted = (...e: { policyId: string }[]) => e.sort((a, b) => a.policyId.localeCompare(b.policyId));
+      expect(entries(svc[0])).toEqual([e1]);
+      expect(entries(svc[1])).toEqual(sorted(e2, e3));
+      expect(entries(svc[2])).toEqual(sorted(e1, e2, e3));
+      expect(entries(svc[3])).toEqual(sorted(e2, e3));
+      expect(byId.get(svc[1])!.permissions).toEqual(['Bind', 'Dial']);
+      expect(Object.keys(byId.get(svc[2])!.config).sort()).toEqual(['host.v1', 'intercept.v1']);
+      expect(byId.get(svc[3])!.config['intercept.v1']).toMatchObject({ addresses: [`s3.${run}.ziti`] });
+      expect(byId.get(svc[1])!.config).toEqual({});
+      // The detail renders each service as the page does (it takes the API session's config types).
+      for (const s of svc) expect((await session.api.ok('detailService', { path: { id: s } })).data).toEqual(byId.get(s));
+      // Smaller pages hold the same services, rendered alike.
+      const pages = [...(await session.api.ok('listServices', { query: { configTypes: ['all'], limit: 2, offset: 0 } })).data, ...(await session.api.ok('listServices', { query: { configTypes: ['all'], limit: 2, offset: 2 } })).data];
+      expect(pages).toEqual(page);
+      // The management view of the identity's services: the same services and permissions, the configs as
+      // ids, no config map (it takes no config types), and posture evaluated without an API session.
+      const managed = (await admin.ok('listIdentityServices', { path: { id: u.identityId }, query: { limit: 500 } as never })).data;
+      expect(managed.map((s) => [s.id, s.permissions, s.configs, s.config])).toEqual(page.map((s) => [s.id, s.permissions, s.configs, {}]));
+      expect(managed.map((s) => s.postureQueries!.map((q) => q.policyId).sort())).toEqual(page.map((s) => s.postureQueries!.map((q) => q.policyId).sort()));
+      for (const p of [p1, p2, p3]) await admin.ok('deleteServicePolicy', { path: { id: p } });
+      for (const c of [domain, os]) await admin.ok('deletePostureCheck', { path: { id: c } });
+    });
+
     it('the management list renders as another identity with asIdentity (id or name); an unknown one is 404', async () => {
       const u = await user();
       const sid = await service();

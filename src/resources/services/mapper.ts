@@ -88,28 +88,70 @@ function placeholder(p: DialBind): PostureQueries {
 const PLACEHOLDERS: Record<DialBind, PostureQueries> = { Bind: placeholder('Bind'), Dial: placeholder('Dial'), Invalid: placeholder('Invalid') };
 
 /**
- * `postureQueries` (§4.4): one entry per granting policy with its evaluated checks when posture checks
- * exist (`posture` given), otherwise the controller's placeholder per permission.
+ * What the viewing identity may do with a service: its granting policies (or bare permissions), the
+ * permissions, and the `postureQueries` rendered from them. It depends on the granting policies alone, so a
+ * page reads and renders it once per distinct value (`PageAccess`): the worst-case identity's 500 services
+ * share a few dozen, each listing up to ~28 policies.
  */
-function postureQueries(grants: readonly ViewGrant[], perms: readonly DialBind[], posture: ReadonlyMap<string, PolicyPosture> | undefined): PostureQueries[] {
-  if (posture && grants.length > 0) {
-    return grants.map((g) => {
-      const p = g.policyId === undefined ? undefined : posture.get(g.policyId);
-      return { policyId: g.policyId ?? '', policyType: g.type === 'bind' ? 'Bind' : 'Dial', isPassing: p?.isPassing ?? true, postureQueries: p?.postureQueries ?? [] };
-    });
+export interface ServiceAccess {
+  grants: readonly ViewGrant[];
+  permissions: DialBind[];
+  postureQueries: PostureQueries[];
+}
+
+/**
+ * The accesses of the services of one page, each distinct value read once; `render` then builds every
+ * distinct `postureQueries` once, with an entry per policy shared by every service that policy grants.
+ * The rendered objects are shared, never changed: they are serialised.
+ */
+export class PageAccess {
+  private readonly byValue = new Map<string | number, ServiceAccess>();
+  /** The policies granting any service of the page (those whose posture is evaluated). */
+  readonly policyIds = new Set<string>();
+
+  of(extras: Pick<ServiceExtraValues, 'grants' | 'permissionBits'>): ServiceAccess {
+    const key = extras.grants ?? Number(extras.permissionBits ?? 0);
+    let access = this.byValue.get(key);
+    if (!access) {
+      const grants = readViewGrants(extras);
+      for (const g of grants) if (g.policyId !== undefined) this.policyIds.add(g.policyId);
+      const perms = permissions(grants);
+      access = { grants, permissions: perms, postureQueries: perms.map((p) => PLACEHOLDERS[p]) };
+      this.byValue.set(key, access);
+    }
+    return access;
   }
-  return perms.map((p) => PLACEHOLDERS[p]);
+
+  /**
+   * `postureQueries` (§4.4): one entry per granting policy with its evaluated checks when posture checks
+   * exist (`posture` given), otherwise the controller's placeholder per permission (set by `of`).
+   */
+  render(posture: ReadonlyMap<string, PolicyPosture> | undefined): void {
+    if (!posture) return;
+    const entries = new Map<string, PostureQueries>();
+    for (const access of this.byValue.values()) {
+      if (access.grants.length === 0) continue;
+      access.postureQueries = access.grants.map((g) => {
+        const key = `${g.type}:${g.policyId ?? ''}`;
+        let entry = entries.get(key);
+        if (!entry) {
+          const p = g.policyId === undefined ? undefined : posture.get(g.policyId);
+          entry = { policyId: g.policyId ?? '', policyType: g.type === 'bind' ? 'Bind' : 'Dial', isPassing: p?.isPassing ?? true, postureQueries: p?.postureQueries ?? [] };
+          entries.set(key, entry);
+        }
+        return entry;
+      });
+    }
+  }
 }
 
 /**
  * The serviceDetail shape; `permissions`, `postureQueries` and the config overrides are those of the
- * viewing identity, `config` holds the `wanted` config types. Written out field by field (no spread of
- * `baseEntity`): a page renders up to 500 of these.
+ * viewing identity (`access`), `config` holds the `wanted` config types. Written out field by field (no
+ * spread of `baseEntity`): a page renders up to 500 of these.
  */
-export function renderService(row: ServiceRow, extras: ServiceExtraValues, wanted: ConfigSelection, posture?: ReadonlyMap<string, PolicyPosture>): ServiceDetail {
+export function renderService(row: ServiceRow, extras: ServiceExtraValues, wanted: ConfigSelection, access: ServiceAccess): ServiceDetail {
   const attached = readJson<AttachedConfig[]>(extras.attached, []);
-  const grants = readViewGrants(extras);
-  const perms = permissions(grants);
   const self = `./services/${row.id}`;
   return {
     id: row.id,
@@ -124,7 +166,7 @@ export function renderService(row: ServiceRow, extras: ServiceExtraValues, wante
     roleAttributes: readJson<string[]>(row.roleAttributes, []),
     configs: attached.length === 0 ? [] : attached.map((c) => c.configId).sort(),
     config: configMap(attached, readJson<AttachedConfig[]>(extras.overrides, []), wanted),
-    permissions: perms,
-    postureQueries: postureQueries(grants, perms, posture),
+    permissions: access.permissions,
+    postureQueries: access.postureQueries,
   };
 }

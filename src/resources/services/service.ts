@@ -10,7 +10,7 @@ import { evaluatePolicies } from '../../posture/evaluate.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { terminatorsOfService } from '../terminators/repo.js';
 import { serviceEntity, TERMINATOR_STRATEGIES, type ServiceRow } from './entity.js';
-import { configSelection, readViewGrants, renderService } from './mapper.js';
+import { configSelection, PageAccess, readViewGrants, renderService } from './mapper.js';
 import { allOf, configsWithTypes, grantedServicePage, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs, type ServiceExtraValues } from './repo.js';
 
 type Attached = { configId: string; configTypeId: string }[];
@@ -75,14 +75,17 @@ type SelectedService = ServiceExtraValues & { row: ServiceRow };
 const selected = (r: SelectedService) => r;
 
 /**
- * Renders a page in the view: the posture of every policy granting a service on the page is evaluated
- * once (at most a few reads whatever the page size), and only when posture checks exist at all.
+ * Renders a page in the view: each distinct access (the policies granting a service) is read once, the
+ * posture of every policy granting a service on the page is evaluated once (at most a few reads whatever
+ * the page size, and only when posture checks exist at all), and each distinct `postureQueries` rendered once.
  */
 async function renderPage(deps: Deps, view: ServiceView, rows: readonly SelectedService[]): Promise<ServiceDetail[]> {
-  const policyIds = [...new Set(rows.flatMap((r) => readViewGrants(r).flatMap((g) => (g.policyId === undefined ? [] : [g.policyId]))))];
-  const posture = policyIds.length > 0 && rows.some((r) => r.postureChecksExist) ? await evaluatePolicies(deps, view.identityId, view.apiSessionId ?? '', policyIds) : undefined;
+  const accesses = new PageAccess();
+  const access = rows.map((r) => accesses.of(r));
+  const posture = accesses.policyIds.size > 0 && rows.some((r) => r.postureChecksExist) ? await evaluatePolicies(deps, view.identityId, view.apiSessionId ?? '', [...accesses.policyIds]) : undefined;
+  accesses.render(posture);
   const wanted = configSelection(wantedTypes(view));
-  return rows.map((r) => renderService(r.row, r, wanted, posture));
+  return rows.map((r, i) => renderService(r.row, r, wanted, access[i]));
 }
 
 async function renderList(deps: Deps, view: ServiceView, page: ListResult<SelectedService>): Promise<ListResult<ServiceDetail>> {

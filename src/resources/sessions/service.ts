@@ -11,6 +11,7 @@ import { ApiError, fieldError, messageError, notFound } from '../../errors.js';
 import type { ServiceEdgeRouters, SessionCreate, SessionDetail } from '../../generated/client-types.js';
 import type { SessionManagementDetail } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
+import { extend } from '../../lib/objects.js';
 import { mintServiceAccessToken } from '../../oidc/tokens.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { evaluatePolicies, postureChecksExist, recordFailedServiceRequest, type PolicyPosture } from '../../posture/evaluate.js';
@@ -91,7 +92,7 @@ export async function createSession(deps: Deps, caller: SessionCaller, body: Ses
   // The token is derived on the crypto thread pool while the insert runs (handled here if it fails).
   const token = sessionToken(deps.config.controllerSecret, id);
   token.catch(() => undefined);
-  if (await insertSession(deps.db, { ...ids, id, now, tags, servicePolicies: JSON.stringify(granted) })) return answer(id, now, tags, await token);
+  if (await insertSession(deps.db, extend(ids, { id, now, tags, servicePolicies: JSON.stringify(granted) }))) return answer(id, now, tags, await token);
   // Not inserted: a concurrent create won (answer with its session), or the API session ended meanwhile.
   const won = readJson<ExistingSession | null>((await sessionProbe(deps.db, ids))?.existing, null);
   if (!won) throw new ApiError('UNAUTHORIZED');

@@ -319,7 +319,8 @@ export const SCENARIOS: Scenario[] = [
     // A policy write recomputes its links and stamps every identity whose service list it changes, in
     // one batch. Service policy 0 alternates between selecting half and a third of all identities
     // (#role-2, #role-3) over half of all services, so every request really changes thousands of links.
-    // Last in the table: it leaves the model as it found it or with policy 0 on #role-3.
+    // Last in the table, since it changes the model: policy 0 is left on #role-2 services and on
+    // #role-2 or #role-3 identities, whatever it was seeded with.
     name: 'change a policy (half of all identities and services)',
     operation: `PATCH ${MGMT}/service-policies/{id}`,
     floor: 'read',

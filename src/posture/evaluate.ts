@@ -12,7 +12,7 @@ import type { PolicyFailure, SdkInfo } from '../generated/management-types.js';
 import { readJson } from '../lib/json.js';
 import { iso } from '../lib/time.js';
 import { checkSettings, evaluateCheck, type AnyPostureCheckFailure, failureDetail, promptedAt, queryProcesses, type CheckResult, type CheckSettings, type PostureCheckRow, type PostureSnapshot, type ProcessData } from './checks.js';
-import { addFailedRequest, anyPostureCheck, postureInputs, type ResponseRow } from './repo.js';
+import { addFailedRequest, anyPostureCheck, postureInputs, type PostureInputs, type ResponseRow } from './repo.js';
 
 /** Whether any posture check exists at all (§4.4 / §6.1: when none, posture is skipped and placeholders render). One cheap statement. */
 export function postureChecksExist(db: Db): Promise<boolean> {
@@ -98,12 +98,13 @@ function renderQuery(row: PostureCheckRow, settings: CheckSettings, result: Chec
  * One store read whatever the number of policies (the checks the policies' postureCheckRoles match, and
  * the identity's + API session's posture data), so a 500-service page costs the same as one service.
  */
-export async function evaluatePolicies(deps: Deps, identityId: string, apiSessionId: string, policyIds: readonly string[]): Promise<Map<string, PolicyPosture>> {
+export async function evaluatePolicies(deps: Deps, identityId: string, apiSessionId: string, policyIds: readonly string[], read?: PostureInputs): Promise<Map<string, PolicyPosture>> {
   const out = new Map<string, PolicyPosture>();
   const unique = [...new Set(policyIds)];
   for (const policyId of unique) out.set(policyId, { policyId, isPassing: true, postureQueries: [], failures: [], failureDetails: [] });
   if (unique.length === 0) return out;
-  const { checks, responses } = await postureInputs(deps.db, unique, identityId, apiSessionId);
+  // `read`: the inputs as another statement already read them (checks of at least these policies).
+  const { checks, responses } = read ?? (await postureInputs(deps.db, unique, identityId, apiSessionId));
   if (checks.length === 0) return out;
   const data = snapshotOf(responses);
   const now = deps.now();

@@ -4,7 +4,7 @@
  * sessions report, and failed service requests. Every multi-row write is one batch built from these
  * statements; no statement binds more than a handful of parameters (lists travel as one JSON value).
  */
-import { and, asc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { preparedPer, selectRows, type Db, type Statement } from '../db/client.js';
 import { apiSessionPosture, apiSessions, failedServiceRequests, identities, mfas, policyLinks, postureChecks, postureResponses, services } from '../db/schema/index.js';
 import { qualified as q } from '../crud/repo.js';
@@ -59,11 +59,16 @@ export interface PostureInputs {
 /**
  * Everything posture evaluation reads, in one prepared statement whatever the number of policies: the
  * checks the policies' posture-check roles match (one row per distinct check, the policy ids as one JSON
- * parameter), then the identity's and API session's posture data. A service page and a session create read
- * it once; two statements were a round trip more on D1.
+ * parameter), then the identity's and API session's posture data. A service page reads it once; two
+ * statements were a round trip more on D1. `POST /sessions` reads the same rows inside its probe
+ * (`postureInputsColumn`).
  */
 export async function postureInputs(db: Db, policyIds: readonly string[], identityId: string, apiSessionId: string): Promise<PostureInputs> {
-  const rows = (await postureInputsQuery(db).values({ policyIds: JSON.stringify(policyIds), identityId, apiSessionId })) as unknown[][];
+  return postureInputsOf((await postureInputsQuery(db).values({ policyIds: JSON.stringify(policyIds), identityId, apiSessionId })) as unknown[][]);
+}
+
+/** The rows of `postureInputsUnion` (response columns, then the check's) as `PostureInputs`, checks by id. */
+export function postureInputsOf(rows: readonly unknown[][]): PostureInputs {
   const out: PostureInputs = { checks: [], responses: [] };
   for (const r of rows) {
     if (r[0] !== 'CHECK') {
@@ -77,36 +82,60 @@ export async function postureInputs(db: Db, policyIds: readonly string[], identi
     }
     out.checks.push({ check: check as PostureCheckRow, policyIds: JSON.parse(String(r[1])) as string[] });
   }
+  out.checks.sort((a, b) => (a.check.id < b.check.id ? -1 : a.check.id > b.check.id ? 1 : 0));
   return out;
 }
 
-const postureInputsQuery = preparedPer((db) => {
-  const identityId = sql.placeholder('identityId');
+/**
+ * The rows posture evaluation reads, as one union: the checks matched by the policies `policyIds` selects
+ * (a sub-query of policy ids), then the identity's responses, then the API session's `SESSION` row. Every
+ * value is plain text or a number (`|| ''` drops the JSON subtype), so the rows can travel as JSON too.
+ */
+function postureInputsUnion(policyIds: SQL, identityId: Placeholder, apiSessionId: Placeholder): SQL {
   const checkColumns = sql.join(
     CHECK_COLUMNS.map(([, column], i) => sql`${q(column)} AS ${sql.raw(`c${i}`)}`),
     sql`, `,
   );
   const noCheck = sql.raw(CHECK_COLUMNS.map(() => 'NULL').join(', '));
   // Check rows carry the matching policies in `key`; response rows have no check columns.
-  const union = sql`SELECT 'CHECK' AS kind, json_group_array(${q(policyLinks.policyId)}) AS key, ${q(postureChecks.id)} AS checkId, NULL AS data, 0 AS at, ${checkColumns}
+  return sql`SELECT 'CHECK' AS kind, json_group_array(${q(policyLinks.policyId)}) || '' AS key, ${q(postureChecks.id)} AS checkId, NULL AS data, 0 AS at, ${checkColumns}
       FROM ${policyLinks} JOIN ${postureChecks} ON ${q(postureChecks.id)} = ${q(policyLinks.entityId)}
-      WHERE ${q(policyLinks.role)} = 'postureCheck' AND ${q(policyLinks.policyId)} IN (SELECT value FROM json_each(${sql.placeholder('policyIds')}))
+      WHERE ${q(policyLinks.role)} = 'postureCheck' AND ${q(policyLinks.policyId)} IN (${policyIds})
       GROUP BY ${q(postureChecks.id)}
     UNION ALL
     SELECT ${q(postureResponses.kind)}, ${q(postureResponses.key)}, ${q(postureResponses.postureCheckId)}, ${q(postureResponses.data)}, ${q(postureResponses.updatedAt)}, ${noCheck}
       FROM ${postureResponses} WHERE ${q(postureResponses.identityId)} = ${identityId}
     UNION ALL
-    SELECT 'SESSION', '', '', json_object('passedMfaAt', CASE WHEN ${verifiedMfa(sql`zs.identity_id`)} THEN zs.passed_mfa_at END, 'wokenAt', zp.woken_at, 'unlockedAt', zp.unlocked_at, 'sdkInfo', json(coalesce(zp.sdk_info, zi.sdk_info))), 0, ${noCheck}
+    SELECT 'SESSION', '', '', json_object('passedMfaAt', CASE WHEN ${verifiedMfa(sql`zs.identity_id`)} THEN zs.passed_mfa_at END, 'wokenAt', zp.woken_at, 'unlockedAt', zp.unlocked_at, 'sdkInfo', json(coalesce(zp.sdk_info, zi.sdk_info))) || '', 0, ${noCheck}
       FROM ${apiSessions} AS zs LEFT JOIN ${apiSessionPosture} AS zp ON zp.api_session_id = zs.id LEFT JOIN ${identities} AS zi ON zi.id = zs.identity_id
-      WHERE zs.id = ${sql.placeholder('apiSessionId')} AND zs.identity_id = ${identityId}`;
-  const names = [...RESPONSE_COLUMNS, ...CHECK_COLUMNS.map((_, i) => `c${i}`)];
+      WHERE zs.id = ${apiSessionId} AND zs.identity_id = ${identityId}`;
+}
+
+const UNION_COLUMNS = [...RESPONSE_COLUMNS, ...CHECK_COLUMNS.map((_, i) => `c${i}`)];
+
+const postureInputsQuery = preparedPer((db) => {
+  const union = postureInputsUnion(sql`SELECT value FROM json_each(${sql.placeholder('policyIds')})`, sql.placeholder('identityId'), sql.placeholder('apiSessionId'));
   // The derived table makes the union a plain select, the form drizzle prepares; checks come first, by id.
   return db
-    .select(Object.fromEntries(names.map((n) => [n, sql.raw(`zr.${n}`)])))
+    .select(Object.fromEntries(UNION_COLUMNS.map((n) => [n, sql.raw(`zr.${n}`)])))
     .from(sql`(${union}) AS zr`)
     .orderBy(sql`zr.kind <> 'CHECK'`, sql`zr.checkId`)
     .prepare();
 });
+
+/**
+ * The same rows as one column of another statement: a JSON array of value arrays (`postureInputsOf`
+ * reads them), NULL when no posture check exists at all. `POST /sessions` reads it inside its probe, so
+ * a create under posture checks is still one read before its insert.
+ */
+export function postureInputsColumn(policyIds: SQL, identityId: Placeholder, apiSessionId: Placeholder): SQL<string | null> {
+  const union = postureInputsUnion(policyIds, identityId, apiSessionId);
+  const row = sql.join(
+    UNION_COLUMNS.map((n) => sql.raw(`zr.${n}`)),
+    sql`, `,
+  );
+  return sql<string | null>`CASE WHEN ${postureChecksExistSql} THEN (SELECT json_group_array(json_array(${row})) FROM (${union}) AS zr) END`;
+}
 
 /** The identity's responses alone (the management posture-data view). */
 export function identityResponseRows(db: Db, identityId: string): Promise<ResponseRow[]> {

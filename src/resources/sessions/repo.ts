@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { qualified as q } from '../../crud/repo.js';
 import { preparedPer, selectRows, type Db } from '../../db/client.js';
-import { postureChecksExistSql } from '../../posture/repo.js';
+import { postureChecksExistSql, postureInputsColumn } from '../../posture/repo.js';
 import { apiSessions, edgeRouters, policyLinks, servicePolicies, services, sessions } from '../../db/schema/index.js';
 
 /** At most this many edge routers per session, ordered by id (none is ever connected here, §6.2). */
@@ -67,6 +67,10 @@ const grantsWithNames = sql<string | null>`(SELECT json_group_array(json_array(z
     ORDER BY 1, 2) AS zg
   LEFT JOIN ${servicePolicies} AS zp ON zp.id = zg.policy_id)`;
 
+/** The ids of the Dial and Bind policies granting the service to the identity (the merge `grantsWithNames` makes). */
+const grantingPolicyIds = sql`SELECT zi.policy_id FROM ${policyLinks} AS zi WHERE zi.entity_id = ${identityId} AND zi.role = 'identity' AND zi.policy_type IN ('bind', 'dial')
+    INTERSECT SELECT zv.policy_id FROM ${policyLinks} AS zv WHERE zv.entity_id = ${serviceId} AND zv.role = 'service' AND zv.policy_type IN ('bind', 'dial')`;
+
 const probeQuery = preparedPer((db) =>
   db
     .select({
@@ -75,6 +79,11 @@ const probeQuery = preparedPer((db) =>
       routers: sessionRouters(identityId, serviceId),
       // Whether posture applies at all (§6.1 step 3 is skipped when no posture check exists).
       postureChecks: postureChecksExistSql,
+      // What evaluating it reads, for the policies granting the service to the identity: the create
+      // stays one read before its insert (§6.1 step 3). NULL when no posture check exists, and for a
+      // re-create, which answers with the existing session before any posture step.
+      postureInputs: sql<string | null>`CASE WHEN NOT EXISTS (SELECT 1 FROM ${sessions} AS zs WHERE zs.api_session_id = ${apiSessionId} AND zs.service_id = ${serviceId} AND zs.type = ${sql.placeholder('type')})
+        THEN ${postureInputsColumn(grantingPolicyIds, identityId, apiSessionId)} END`,
       existing: sql<string | null>`(SELECT json_object('id', zs.id, 'createdAt', zs.created_at, 'tags', zs.tags)
         FROM ${sessions} AS zs WHERE zs.api_session_id = ${apiSessionId} AND zs.service_id = ${serviceId} AND zs.type = ${sql.placeholder('type')})`,
     })

@@ -15,6 +15,7 @@ import { extend } from '../../lib/objects.js';
 import { mintServiceAccessToken } from '../../oidc/tokens.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { evaluatePolicies, postureChecksExist, recordFailedServiceRequest, type PolicyPosture } from '../../posture/evaluate.js';
+import { postureInputsOf } from '../../posture/repo.js';
 import { serviceService, type ServiceCaller } from '../services/service.js';
 import { sessionEntity, type SessionRow } from './entity.js';
 import { renderClientSession, renderCommonRouter, renderSession, type RouterColumns } from './mapper.js';
@@ -45,8 +46,8 @@ function passing(grantIds: readonly string[], posture: ReadonlyMap<string, Polic
  * `POST /sessions` (§6.1): visibility (404), permission (400), posture (409 with a failed-service-request
  * record), a shared edge router (400), then one conditional insert. A second create on the same API
  * session for the same service and type returns the first session; so do concurrent ones (the unique
- * index decides). Statements: the probe and the insert (a re-create: the probe alone), plus the posture
- * reads when posture checks exist. The answer is the client's session detail (no `servicePolicies`).
+ * index decides). Statements: the probe and the insert (a re-create: the probe alone); the probe also
+ * reads what posture evaluation needs, so posture checks add no statement. The answer is the client's session detail (no `servicePolicies`).
  */
 export async function createSession(deps: Deps, caller: SessionCaller, body: SessionCreate): Promise<SessionDetail> {
   const type = body.type ?? 'Dial';
@@ -68,7 +69,9 @@ export async function createSession(deps: Deps, caller: SessionCaller, body: Ses
   if (existing) return answer(existing.id, existing.createdAt, existing.tags, await sessionToken(deps.config.controllerSecret, existing.id));
 
   const grantingIds = granting.map((g) => g[0]);
-  const posture = probe.postureChecks ? await evaluatePolicies(deps, caller.identityId, caller.apiSessionId, grantingIds) : undefined;
+  // The probe read the posture inputs of every policy granting the service: no further read.
+  const inputs = probe.postureInputs === null ? undefined : postureInputsOf(readJson<unknown[][]>(probe.postureInputs, []));
+  const posture = probe.postureChecks ? await evaluatePolicies(deps, caller.identityId, caller.apiSessionId, grantingIds, inputs) : undefined;
   const granted = passing(grantingIds, posture);
   if (granted.length === 0 && posture) {
     // In id order (the grants are ordered by type, then id), those whose policy row exists.

@@ -1,0 +1,84 @@
+/**
+ * `POST /sessions` runs at most three statements with one write (issue target; ADR 0009, "Cost"), also
+ * where posture checks exist: the probe reads what posture evaluation needs, so a new session is the
+ * probe and the insert, a re-create the probe alone, and a refusal for posture the probe and the
+ * failed-request record.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLIENT, MGMT } from '../helpers/client.js';
+import { createNodeTestApp, type NodeTestApp } from '../helpers/node-app.js';
+import { storeFixtures, unique } from '../shared/auth-fixtures.js';
+
+const PASSWORD = 'session-statements-password-1';
+
+describe('POST /sessions under posture checks', () => {
+  let t: NodeTestApp;
+  let admin: string;
+  /** Single statements sent to the store (batches are counted apart). */
+  const single: string[] = [];
+  let batches = 0;
+
+  beforeAll(async () => {
+    t = await createNodeTestApp({}, { store: 'libsql' });
+    const execute = t.libsql!.execute.bind(t.libsql) as (stmt: unknown) => Promise<unknown>;
+    (t.libsql as { execute: unknown }).execute = (stmt: string | { sql: string }) => {
+      single.push(typeof stmt === 'string' ? stmt : stmt.sql);
+      return execute(stmt);
+    };
+    const batch = t.libsql!.batch.bind(t.libsql) as (...args: unknown[]) => Promise<unknown>;
+    (t.libsql as { batch: unknown }).batch = (...args: unknown[]) => {
+      batches++;
+      return batch(...args);
+    };
+    admin = await t.client.login();
+  });
+  afterAll(() => t?.close());
+
+  async function created(path: string, body: unknown): Promise<string> {
+    const reply = await t.client.request(`${MGMT}/${path}`, { token: admin, body });
+    expect(reply.status).toBe(201);
+    return reply.body.data.id as string;
+  }
+
+  async function measured(token: string, serviceId: string) {
+    single.length = 0;
+    batches = 0;
+    const reply = await t.client.request(`${CLIENT}/sessions`, { token, body: { serviceId, type: 'Dial' } });
+    // The session check is the first statement of every authenticated request.
+    return { reply, statements: single.length - 1, batches };
+  }
+
+  it('creates with the probe and the insert, re-creates with the probe, refuses for posture with the probe and the record', async () => {
+    const username = unique('ps');
+    const { identityId } = await storeFixtures(t.deps.db).createUser({ username, password: PASSWORD });
+    const login = await t.client.request(`${CLIENT}/authenticate?method=password`, { body: { username, password: PASSWORD } });
+    const token = login.body.data.token as string;
+    const serviceId = await created('services', { name: unique('svc'), encryptionRequired: true });
+    const routerId = await created('edge-routers', { name: unique('er') });
+    await created('edge-router-policies', { name: unique('erp'), semantic: 'AnyOf', identityRoles: [`@${identityId}`], edgeRouterRoles: [`@${routerId}`] });
+    await created('service-edge-router-policies', { name: unique('serp'), semantic: 'AnyOf', serviceRoles: [`@${serviceId}`], edgeRouterRoles: [`@${routerId}`] });
+    const checkId = await created('posture-checks', { name: unique('pc'), typeId: 'DOMAIN', domains: ['corp.example'] });
+    // Only a policy whose check fails grants the service: refused for posture.
+    const failing = await created('service-policies', { name: unique('sp'), type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${identityId}`], serviceRoles: [`@${serviceId}`], postureCheckRoles: [`@${checkId}`] });
+    const refused = await measured(token, serviceId);
+    expect(refused.reply.status).toBe(409);
+    expect(refused.reply.body.error.code).toBe('INVALID_POSTURE');
+    expect(Object.keys(refused.reply.body.error.cause.data)).toEqual([failing]);
+    expect(refused.statements).toBe(1);
+    expect(refused.batches).toBe(1);
+
+    // A second policy without checks grants it too: created, with the passing policy alone recorded.
+    const passing = await created('service-policies', { name: unique('sp'), type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${identityId}`], serviceRoles: [`@${serviceId}`] });
+    const first = await measured(token, serviceId);
+    expect(first.reply.status).toBe(201);
+    expect(first.statements).toBe(2);
+    expect(first.batches).toBe(0);
+    const detail = await t.client.get(`${MGMT}/sessions/${first.reply.body.data.id}`, admin);
+    expect(detail.body.data.servicePolicies.map((p: { id: string }) => p.id)).toEqual([passing]);
+
+    const again = await measured(token, serviceId);
+    expect(again.reply.status).toBe(201);
+    expect(again.reply.body.data.id).toBe(first.reply.body.data.id);
+    expect(again.statements).toBe(1);
+  });
+});

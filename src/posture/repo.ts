@@ -5,7 +5,7 @@
  * statements; no statement binds more than a handful of parameters (lists travel as one JSON value).
  */
 import { and, asc, eq, getTableColumns, sql, type Placeholder, type SQL } from 'drizzle-orm';
-import { preparedPer, selectRows, type Db, type Statement } from '../db/client.js';
+import { keptStatement, preparedPer, selectRows, type Db, type Statement } from '../db/client.js';
 import { apiSessionPosture, apiSessions, failedServiceRequests, identities, mfas, policyLinks, postureChecks, postureResponses, services } from '../db/schema/index.js';
 import { qualified as q } from '../crud/repo.js';
 import type { PostureCheckRow } from './checks.js';
@@ -204,14 +204,22 @@ export function recordEndpointState(db: Db, apiSessionId: string, identityId: st
  * created and the identity reported SDK info.
  */
 export function recordLoginSdkInfo(db: Db, apiSessionId: string, identityId: string, now: number): Statement {
+  return loginSdkInfoInsert(db, { apiSessionId, identityId, now });
+}
+
+/** Built once per store handle: every login writes it (`keptStatement`). */
+const loginSdkInfoInsert = keptStatement((db) => {
+  const apiSessionId = sql.placeholder('apiSessionId');
+  const identityId = sql.placeholder('identityId');
   return db
     .insert(apiSessionPosture)
     .select(
-      sql`SELECT ${apiSessionId}, ${identityId}, NULL, NULL, ${q(identities.sdkInfo)}, ${now} FROM ${identities}
+      sql`SELECT ${apiSessionId}, ${identityId}, NULL, NULL, ${q(identities.sdkInfo)}, ${sql.placeholder('now')} FROM ${identities}
         WHERE ${q(identities.id)} = ${identityId} AND ${q(identities.sdkInfo)} IS NOT NULL AND EXISTS (SELECT 1 FROM ${apiSessions} WHERE ${q(apiSessions.id)} = ${apiSessionId})`,
     )
-    .onConflictDoNothing();
-}
+    .onConflictDoNothing()
+    .prepare();
+});
 
 const AFFECTED_COLUMNS = ['id', 'name', 'timeout'] as const;
 

@@ -2,6 +2,7 @@
  * src/db/client.ts `keptStatement`: the login batch's inserts, built once per handle, bind the same SQL and
  * the same values as the statements drizzle builds for each row, and write the same rows (on the native
  * store and on `@libsql/client`); a session certificate is written only with its session, and ends with it.
+ * The login's SDK-info copy onto its session is kept the same way.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityEnabledAt } from '../../src/auth/repo.js';
 import type { Db, Statement } from '../../src/db/client.js';
 import { openStore, prepareDataDir, type NodeStore } from '../../src/db/node-store.js';
-import { apiSessionCertificates, apiSessions } from '../../src/db/schema/index.js';
+import { apiSessionCertificates, apiSessionPosture, apiSessions, identities } from '../../src/db/schema/index.js';
+import { qualified as q } from '../../src/crud/repo.js';
+import { recordLoginSdkInfo } from '../../src/posture/repo.js';
 import { MIGRATIONS_DIR, openNodeStore } from '../../src/node.js';
 import { createApiSession, insertApiSessionWhileEnabled } from '../../src/resources/api-sessions/repo.js';
 import { insertSessionCertificate } from '../../src/resources/session-certificates/repo.js';
@@ -38,6 +41,17 @@ function builtCertificateInsert(db: Db, row: Partial<typeof apiSessionCertificat
   return db
     .insert(apiSessionCertificates)
     .select(sql`SELECT ${sql.join(values, sql`, `)} WHERE EXISTS (SELECT 1 FROM ${apiSessions} WHERE ${apiSessions.id} = ${row.apiSessionId})`);
+}
+
+/** The login's SDK-info copy as drizzle built it per login. */
+function builtLoginSdkInfo(db: Db, apiSessionId: string, identityId: string, at: number) {
+  return db
+    .insert(apiSessionPosture)
+    .select(
+      sql`SELECT ${apiSessionId}, ${identityId}, NULL, NULL, ${q(identities.sdkInfo)}, ${at} FROM ${identities}
+        WHERE ${q(identities.id)} = ${identityId} AND ${q(identities.sdkInfo)} IS NOT NULL AND EXISTS (SELECT 1 FROM ${apiSessions} WHERE ${q(apiSessions.id)} = ${apiSessionId})`,
+    )
+    .onConflictDoNothing();
 }
 
 const now = Date.now();
@@ -105,6 +119,7 @@ describe.each(['native', 'libsql'] as const)('kept login statements (%s store)',
     // Absent values take the column default.
     const { tags: _tags, ...withoutTags } = cert;
     expect(built(insertSessionCertificate(db, withoutTags))).toEqual(built(builtCertificateInsert(db, withoutTags)));
+    expect(built(recordLoginSdkInfo(db, 's-1', 'identity-1', now))).toEqual(built(builtLoginSdkInfo(db, 's-1', 'identity-1', now)));
   });
 
   it('writes the session and its certificate in one batch, and no session for a disabled identity', async () => {

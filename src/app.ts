@@ -66,7 +66,7 @@ export function createApp(runtime: Runtime): Hono {
       added['access-control-allow-origin'] = origin;
       added['access-control-allow-credentials'] = 'true';
     }
-    replaceResponse(c, withHeaders(c.res, added));
+    replaceResponse(c, withHeaders(c.res, added, runtime.remakeForHeaders === true));
   });
 
   // Health checks, /metrics, the request log line and counters (src/observability).

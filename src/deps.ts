@@ -81,5 +81,11 @@ export interface Runtime {
   clientCertificate(request: Request, env: unknown): ClientCertificate | undefined;
   /** Lets work finish after the response is sent (Workers' waitUntil); Node simply lets the promise run. */
   waitUntil(promise: Promise<unknown>, executionCtx: unknown): void;
+  /**
+   * Headers are added to a response by remaking it with one plain header object (`withHeaders`): set on
+   * Node, where `@hono/node-server` writes such a response straight to the socket; unset on Workers,
+   * whose native responses take `headers.set` more cheaply than a second response.
+   */
+  remakeForHeaders?: boolean;
 }
 

@@ -140,6 +140,7 @@ export async function startController(env: Record<string, string | undefined>, o
     deps: () => depsPromise,
     clientCertificate: (_req, bindings) => peerCertificate((bindings as { incoming?: IncomingMessage } | undefined)?.incoming),
     waitUntil: (promise) => void promise,
+    remakeForHeaders: true,
   };
   // Names are resolved before a JWKS fetch, so a public-looking name cannot lead into the private network.
   setJwksHostResolver(async (host) => (await lookup(host, { all: true })).map((a) => a.address));

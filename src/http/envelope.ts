@@ -36,22 +36,23 @@ function merged(a: Readonly<Record<string, string>>, b: Readonly<Record<string, 
 }
 
 /**
- * The response with these headers added (`vary` is appended to, the others replace). A response the
- * envelope made is remade with one plain header object: on Node, reading or changing `headers`
- * would turn the adapter's lightweight response into a full `Headers` (a measured ~15 % of a small
- * request); any other response is changed in place.
+ * The response with these headers added (`vary` is appended to, the others replace). With `remake`, a
+ * response the envelope made is remade with one plain header object: on Node, reading or changing
+ * `headers` turns the adapter's lightweight response into a full `Headers` (a measured ~15 % of a small
+ * request). Otherwise, and for any other response, the headers are changed in place (cheaper on Workers,
+ * whose responses are native); the response then no longer counts as the envelope's, so no later remake
+ * can drop what was set.
  */
-export function withHeaders(response: Response, added: Readonly<Record<string, string>>): Response {
+export function withHeaders(response: Response, added: Readonly<Record<string, string>>, remake: boolean): Response {
   const parts = partsOf.get(response);
-  if (parts === undefined) {
-    const h = response.headers;
-    for (const name in added) {
-      if (name === 'vary') h.append(name, added[name]);
-      else h.set(name, added[name]);
-    }
-    return response;
+  if (remake && parts !== undefined) return respond(parts.body, parts.status, merged(parts.headers, added, true));
+  partsOf.delete(response);
+  const h = response.headers;
+  for (const name in added) {
+    if (name === 'vary') h.append(name, added[name]);
+    else h.set(name, added[name]);
   }
-  return respond(parts.body, parts.status, merged(parts.headers, added, true));
+  return response;
 }
 
 /**

@@ -173,7 +173,7 @@ async function run(
   if (!session || hasHeader(response, 'expiration-seconds')) return response;
   // An access token's remaining lifetime (reference oidc.md §7.2), else the inactivity timeout.
   const seconds = session.oidc ? Math.max(0, Math.floor((session.expiresAt - deps.now()) / 1000)) : deps.config.sessionTimeoutSeconds;
-  return withHeaders(response, { 'expiration-seconds': String(seconds), 'expires-at': iso(session.expiresAt) });
+  return withHeaders(response, { 'expiration-seconds': String(seconds), 'expires-at': iso(session.expiresAt) }, runtime.remakeForHeaders === true);
 }
 
 const NO_QUERY: Pick<URLSearchParams, 'get' | 'getAll'> = { get: () => null, getAll: () => [] };

@@ -197,7 +197,7 @@ export function oidcRoutes(runtime: Runtime): Hono {
   app.use(async (c, next) => {
     await next();
     // Browsers may read what the login steps hand back (the controller exposes none, §4).
-    replaceResponse(c, withHeaders(c.res, { 'access-control-expose-headers': 'auth-request-id, totp-required, location' }));
+    replaceResponse(c, withHeaders(c.res, { 'access-control-expose-headers': 'auth-request-id, totp-required, location' }, runtime.remakeForHeaders === true));
   });
 
   // Discovery and keys (§3.2, §3.4): only what works is advertised (§11.8).

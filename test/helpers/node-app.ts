@@ -51,6 +51,8 @@ export async function createNodeTestApp(env: Record<string, string> = {}, option
     deps: async () => deps,
     clientCertificate: () => undefined,
     waitUntil: (p) => void pending.push(p),
+    // As the Node entry (src/node.ts) adds headers.
+    remakeForHeaders: true,
   };
   const app = createApp(runtime);
   const client = new TestClient(async (req) => {

@@ -40,6 +40,8 @@ export async function createNodeCertApp(env: Record<string, string> = {}): Promi
     deps: async () => deps,
     clientCertificate: (request) => certs.get(request),
     waitUntil: (p) => void pending.push(p),
+    // As the Node entry (src/node.ts) adds headers.
+    remakeForHeaders: true,
   };
   const app = createApp(runtime);
   const fetcher = (cert?: ClientCertificate) => async (req: Request) => {

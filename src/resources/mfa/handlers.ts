@@ -31,7 +31,8 @@ function bodyCode(raw: Uint8Array): string | undefined {
 
 /** Replies that can carry the secret or recovery codes must not be kept by caches. */
 function noStore<R extends Response>(response: R): R {
-  return withHeaders(response, { 'cache-control': 'no-store' }) as R;
+  // Remade where the envelope can (rare replies: the same on both runtimes).
+  return withHeaders(response, { 'cache-control': 'no-store' }, true) as R;
 }
 
 /** `/authenticate/mfa` and the `/current-identity/mfa` family, on both APIs. */

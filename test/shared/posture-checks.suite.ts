@@ -5,22 +5,30 @@ import { parseRange, parseVersion, SemverError } from '../../src/posture/semver.
 import { expectConforms } from '../helpers/conform.js';
 import { TypedApi, type ManagementOperations } from '../helpers/typed-api.js';
 import { expectError, expectFieldError, expectNotFound, uniqueName } from './identities.suite.js';
-import type { Suite } from './suite.js';
+import type { Suite, SuiteContext } from './suite.js';
 
 const satisfies = (range: string, version: string) => parseRange(range)(parseVersion(version));
 
 /** Posture checks (reference model-and-policies §7.1, §7.4, §3.1, §3.8) and the semver ranges OS checks use. */
-const postureChecksSuite: Suite = ({ client, db }) => {
+/**
+ * A suite's admin API, logged in before its tests, and the list of the posture checks it creates, deleted
+ * after them: other suites see none (posture is skipped entirely when no check exists).
+ */
+export function adminWithPostureChecks(client: SuiteContext['client']): { admin: TypedApi<ManagementOperations>; checks: string[] } {
   let token = '';
   const admin = new TypedApi<ManagementOperations>(client, 'management', () => token);
-  const created: string[] = [];
+  const checks: string[] = [];
   beforeAll(async () => {
     token = await client().login();
   });
-  // Other suites see no posture checks of this one (posture is skipped entirely when none exists).
   afterAll(async () => {
-    for (const id of created) await admin.call('deletePostureCheck', { path: { id } });
+    for (const id of checks) await admin.call('deletePostureCheck', { path: { id } });
   });
+  return { admin, checks };
+}
+
+const postureChecksSuite: Suite = ({ client, db }) => {
+  const { admin, checks: created } = adminWithPostureChecks(client);
 
   const id = (reply: { data?: { id?: string | null } | null }) => reply.data!.id!;
   async function check(body: Record<string, unknown>): Promise<string> {

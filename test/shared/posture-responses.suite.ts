@@ -1,14 +1,15 @@
 import { eq } from 'drizzle-orm';
 import { URI, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiSessionPosture, failedServiceRequests, postureResponses } from '../../src/db/schema/index.js';
 import type { Deps } from '../../src/deps.js';
 import { evaluatePolicies, postureChecksExist, recordFailedServiceRequest, type PolicyPosture } from '../../src/posture/evaluate.js';
 import { CLIENT } from '../helpers/client.js';
 import { expectConforms } from '../helpers/conform.js';
-import { TypedApi, type ClientOperations, type ManagementOperations } from '../helpers/typed-api.js';
+import { TypedApi, type ClientOperations } from '../helpers/typed-api.js';
 import { storeFixtures, unique } from './auth-fixtures.js';
 import { expectError, expectFieldError, freshIp, uniqueName } from './identities.suite.js';
+import { adminWithPostureChecks } from './posture-checks.suite.js';
 import type { Suite } from './suite.js';
 
 /** Passwords this suite uses: the Node collector checks that no reply or log line carries them. */
@@ -31,15 +32,7 @@ function totp(url: string) {
  * Responses go over HTTP; `evaluatePolicies` then runs against the same store the app uses.
  */
 const postureResponsesSuite: Suite = ({ client, db }) => {
-  let adminToken = '';
-  const admin = new TypedApi<ManagementOperations>(client, 'management', () => adminToken);
-  const checks: string[] = [];
-  beforeAll(async () => {
-    adminToken = await client().login();
-  });
-  afterAll(async () => {
-    for (const id of checks) await admin.call('deletePostureCheck', { path: { id } });
-  });
+  const { admin, checks } = adminWithPostureChecks(client);
 
   /** The app's store with a clock `offset` ms ahead: timeouts and grace periods without waiting. */
   const deps = (offset = 0) => ({ db: db(), now: () => Date.now() + offset }) as unknown as Deps;

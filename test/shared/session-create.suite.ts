@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { edgeRouterPolicies, edgeRouters, serviceEdgeRouterPolicies } from '../../src/db/schema/index.js';
 import { CLIENT } from '../helpers/client.js';
 import { expectConforms } from '../helpers/conform.js';
-import { TypedApi, type ClientOperations, type ManagementOperations } from '../helpers/typed-api.js';
+import { TypedApi, type ClientOperations } from '../helpers/typed-api.js';
 import { storeFixtures, unique } from './auth-fixtures.js';
 import { expectError, uniqueName } from './identities.suite.js';
 import { matches, prng } from './policy-model.suite.js';
+import { adminWithPostureChecks } from './posture-checks.suite.js';
 import type { Suite } from './suite.js';
 
 const PASSWORD = 'session-create-password-1';
@@ -17,15 +18,7 @@ const PASSWORD = 'session-create-password-1';
  * granting policies in a posture refusal; Dial and Bind sessions side by side.
  */
 const sessionCreateSuite: Suite = ({ client, db, runtime }) => {
-  let adminToken = '';
-  const admin = new TypedApi<ManagementOperations>(client, 'management', () => adminToken);
-  const checks: string[] = [];
-  beforeAll(async () => {
-    adminToken = await client().login();
-  });
-  afterAll(async () => {
-    for (const c of checks) await admin.call('deletePostureCheck', { path: { id: c } });
-  });
+  const { admin, checks } = adminWithPostureChecks(client);
   const id = (reply: { data?: { id?: string | null } | null }) => reply.data!.id!;
 
   async function user(roleAttributes: string[] = []) {

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { ApiError, type ErrorCause } from '../errors.js';
+import { serialise } from '../lib/json.js';
 import { extend } from '../lib/objects.js';
 
 /** The `meta` every error envelope carries. */
@@ -9,20 +10,21 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'applic
 
 /** What an envelope response was made of, kept so that later layers can add headers by remaking it. */
 interface Parts {
-  body: string;
+  /** Text, or UTF-8 bytes when parts were serialised once (src/lib/json.ts). */
+  body: string | Uint8Array;
   status: number;
   headers: Readonly<Record<string, string>>;
 }
 const partsOf = new WeakMap<Response, Parts>();
 
-function respond(body: string, status: number, headers: Readonly<Record<string, string>>): Response {
+function respond(body: string | Uint8Array, status: number, headers: Readonly<Record<string, string>>): Response {
   const response = new Response(body, { status, headers });
   partsOf.set(response, { body, status, headers });
   return response;
 }
 
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
-  return respond(JSON.stringify(body), status, headers ? extend(JSON_HEADERS, headers) : JSON_HEADERS);
+  return respond(serialise(body), status, headers ? extend(JSON_HEADERS, headers) : JSON_HEADERS);
 }
 
 /** The headers with the added ones over them, `vary` values joined; copied key by key (`extend`, not spread). */

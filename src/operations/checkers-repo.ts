@@ -457,7 +457,7 @@ const accessCountTotals: Checker = {
       const walk = await identityServiceWalk(db, r.identity, types);
       // The count and the generation it saw, in one statement (one snapshot).
       const [now] = await db.all<{ generation: number; total: number }>(
-        sql`SELECT ${currentGeneration} AS generation, (SELECT count(*) FROM ${services} WHERE ${reachable('service', 'identity', r.identity, types, walk)}) AS total`,
+        sql`SELECT ${currentGeneration} AS generation, (SELECT count(*) FROM ${services} WHERE ${reachable('service', 'identity', r.identity, types, walk === 'none' ? 'source' : walk)}) AS total`,
       );
       if (Number(now.generation) !== Number(r.generation) || Number(now.total) === Number(r.total)) continue;
       if (findings.length < limit) findings.push(`cached service total of identity ${r.identity} (${r.types}) is ${r.total}, its policy links give ${now.total}`);

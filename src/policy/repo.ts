@@ -197,45 +197,71 @@ export function policiesLinkedTo(table: PolicyTable, role: Role, entityId: strin
   return sql`${q(table.id)} IN (SELECT ${q(policyLinks.policyId)} FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${entityId} AND ${q(policyLinks.role)} = ${role})`;
 }
 
-/**
- * Restriction on `target`'s table: the entities sharing a policy of `types` with the entity `fromId` of
- * kind `from` — an identity's services (dial/bind), its edge routers (erp), a service's routers (serp)...
- * An EXISTS per candidate row: one probe of the primary key per policy of the source entity.
- */
 /** An entity id bound now, or a placeholder bound when a prepared statement runs. */
 export type BoundId = string | Placeholder;
 
-export function reachable(target: Role, from: Role, fromId: BoundId, types: readonly LinkType[], walk: 'source' | 'candidate' = 'source'): SQL {
+/**
+ * How `reachable` finds the entities sharing a policy with the source entity:
+ * - `source`: per candidate row, the source's policy rows, each probing the primary key for the candidate;
+ * - `listed`: per candidate row, its own policy rows, each looked up in the source's policies, read once
+ *   per statement into an in-memory index (an uncorrelated list; `+` keeps it from driving the search).
+ *   A sequential walk that stops at the first hit: the cheapest when the source reaches a good share of
+ *   the candidates, the dearest when it reaches few (every row of every unreached candidate is checked);
+ * - `policies`: the source's policies' own links, gathered and sorted once, then each looked up by id.
+ *   Cost follows the links, not the candidates: the cheapest for a small reach.
+ */
+export type Walk = 'source' | 'listed' | 'policies';
+
+/**
+ * Restriction on `target`'s table: the entities sharing a policy of `types` with the entity `fromId` of
+ * kind `from` — an identity's services (dial/bind), its edge routers (erp), a service's routers (serp)...
+ */
+export function reachable(target: Role, from: Role, fromId: BoundId, types: readonly LinkType[], walk: Walk = 'source'): SQL {
   const e = ENTITY_TABLES[target];
   const typeList = JSON.stringify(types);
-  if (walk === 'candidate') {
-    // The candidate's own policy rows, each probing the source's primary key: cheaper when the source
-    // holds many policies (the worst-case identity), since the first probe usually hits.
-    return sql`EXISTS (SELECT 1 FROM ${policyLinks} AS zb CROSS JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = ${from} AND za.entity_id = ${fromId}
-      WHERE zb.entity_id = ${q(e.id)} AND zb.role = ${target} AND zb.policy_type IN (SELECT value FROM json_each(${typeList})))`;
+  const sourcePolicies = sql`SELECT za.policy_id FROM ${policyLinks} AS za WHERE za.entity_id = ${fromId} AND za.role = ${from} AND za.policy_type IN (SELECT value FROM json_each(${typeList}))`;
+  if (walk === 'listed') {
+    return sql`EXISTS (SELECT 1 FROM ${policyLinks} AS zb WHERE zb.entity_id = ${q(e.id)} AND zb.role = ${target} AND zb.policy_type IN (SELECT value FROM json_each(${typeList}))
+      AND +zb.policy_id IN (${sourcePolicies}))`;
+  }
+  if (walk === 'policies') {
+    return sql`${q(e.id)} IN (SELECT zb.entity_id FROM ${policyLinks} AS za JOIN ${policyLinks} AS zb ON zb.policy_id = za.policy_id AND zb.role = ${target}
+      WHERE za.entity_id = ${fromId} AND za.role = ${from} AND za.policy_type IN (SELECT value FROM json_each(${typeList})))`;
   }
   return sql`EXISTS (SELECT 1 FROM ${policyLinks} AS za JOIN ${policyLinks} AS zb ON zb.policy_id = za.policy_id AND zb.role = ${target} AND zb.entity_id = ${q(e.id)}
     WHERE za.entity_id = ${fromId} AND za.role = ${from} AND za.policy_type IN (SELECT value FROM json_each(${typeList})))`;
 }
 
-/** Above this many policies of its own, an identity's reachable services are found from the services' side. */
-const MANY_POLICIES = 32;
+/** Up to this many policies of its own, an identity's exact service total is counted from its policies' links. */
+const FEW_POLICIES = 32;
+/** Up to this many reachable services, an identity's page is read from its policies' links. */
+const SMALL_REACH = 500;
+
+/** How an identity's service list is read: no query at all when it holds no policy of the types. */
+export type ServiceWalk = Walk | 'none';
 
 /**
- * Which side `reachable` should walk for an identity's services: its own policy rows when it has few
- * (an identity without policies then costs one empty index range per service), the services' rows when
- * it has many. One indexed count of at most MANY_POLICIES + 1 rows decides.
+ * The walk for an identity's services (see `Walk`): none without a policy; `policies` when its total is
+ * known to be small, or, to count, when it holds few policies (the links to gather are few);
+ * `listed` otherwise.
  */
-export async function identityServiceWalk(db: Db, identityId: string, types: readonly LinkType[]): Promise<'source' | 'candidate'> {
-  return (await identityServiceAccess(db, identityId, types)).walk;
+function serviceWalk(policyCount: number, total: number | undefined, purpose: 'page' | 'count'): ServiceWalk {
+  if (policyCount === 0) return 'none';
+  if (purpose === 'count') return policyCount <= FEW_POLICIES ? 'policies' : 'listed';
+  return total !== undefined && total <= SMALL_REACH ? 'policies' : 'listed';
+}
+
+/** The walk that counts an identity's reachable services (checkers, and a total not cached). */
+export async function identityServiceWalk(db: Db, identityId: string, types: readonly LinkType[]): Promise<ServiceWalk> {
+  return serviceWalk((await identityServiceAccess(db, identityId, types)).policyCount, undefined, 'count');
 }
 
 /**
- * What an identity's service list needs before its page, in one statement: the walk (see
- * `identityServiceWalk`) and the exact total when a total cached at the current generation exists
- * (`reachableServiceCount` counts and caches it otherwise).
+ * What an identity's service list needs before its page, in one statement: how many policies of the types
+ * it holds (at most FEW_POLICIES + 1 counted) and the exact total when a total cached at the current
+ * generation exists (`identityServiceReach` counts and caches it otherwise).
  */
-export async function identityServiceAccess(db: Db, identityId: string, types: readonly LinkType[]): Promise<{ walk: 'source' | 'candidate'; cachedTotal?: number }> {
+export async function identityServiceAccess(db: Db, identityId: string, types: readonly LinkType[]): Promise<{ policyCount: number; cachedTotal?: number }> {
   const key = [...types].sort().join(',');
   let byTypes = accessLookups.get(db);
   if (!byTypes) accessLookups.set(db, (byTypes = new Map()));
@@ -243,7 +269,18 @@ export async function identityServiceAccess(db: Db, identityId: string, types: r
   if (!lookup) byTypes.set(key, (lookup = prepareAccessLookup(db, types)));
   const [row] = await lookup.all({ identityId });
   const cached = row?.cached;
-  return { walk: Number(row?.n ?? 0) > MANY_POLICIES ? 'candidate' : 'source', ...(cached === null || cached === undefined ? {} : { cachedTotal: Number(cached) }) };
+  return { policyCount: Number(row?.n ?? 0), ...(cached === null || cached === undefined ? {} : { cachedTotal: Number(cached) }) };
+}
+
+/**
+ * An identity's service total and the walk its page takes: the cached total when there is one, else
+ * counted (and cached); no policy means no service, without reading further.
+ */
+export async function identityServiceReach(db: Db, identityId: string, types: readonly LinkType[]): Promise<{ total: number; walk: ServiceWalk }> {
+  const { policyCount, cachedTotal } = await identityServiceAccess(db, identityId, types);
+  if (policyCount === 0) return { total: 0, walk: 'none' };
+  const total = cachedTotal ?? (await countReachableServices(db, identityId, types, serviceWalk(policyCount, undefined, 'count')));
+  return { total, walk: serviceWalk(policyCount, total, 'page') };
 }
 
 /** The statement of `identityServiceAccess`, prepared once per database handle and set of types: it runs before every service page. */
@@ -252,7 +289,7 @@ function prepareAccessLookup(db: Db, types: readonly LinkType[]) {
   const key = [...types].sort().join(',');
   return db
     .select({
-      n: sql<number>`(SELECT count(*) FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${MANY_POLICIES + 1}))`,
+      n: sql<number>`(SELECT count(*) FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${FEW_POLICIES + 1}))`,
       cached: sql<number | null>`(SELECT ${q(accessCounts.total)} FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration})`,
     })
     .from(sql`(SELECT 1)`)
@@ -303,18 +340,12 @@ export function bumpGeneration(db: Db): Statement {
 export const currentGeneration = sql`coalesce((SELECT ${q(linkGenerations.generation)} FROM ${linkGenerations} WHERE ${q(linkGenerations.id)} = ${GENERATION_ID}), 0)`;
 
 /**
- * The exact number of services the identity reaches through service policies of `types`. A total cached
- * at the current generation is one indexed read; otherwise it is counted and stored with the generation
- * the count saw. Each SELECT is one statement, so the count and its generation come from one snapshot.
+ * Counts the services the identity reaches through service policies of `types` and caches the total with
+ * the generation the count saw: both come from one SELECT, so from one snapshot.
  */
-export async function reachableServiceCount(db: Db, identityId: string, types: readonly LinkType[], walk: 'source' | 'candidate' = 'source'): Promise<number> {
+async function countReachableServices(db: Db, identityId: string, types: readonly LinkType[], walk: ServiceWalk): Promise<number> {
+  if (walk === 'none') return 0;
   const key = [...types].sort().join(',');
-  const cached = await selectRows(
-    db,
-    sql`SELECT ${q(accessCounts.total)} AS total FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration}`,
-    ['total'],
-  );
-  if (cached.length > 0 && cached[0].total !== null) return Number(cached[0].total);
   const [counted] = await selectRows(
     db,
     sql`SELECT ${currentGeneration} AS generation, (SELECT count(*) FROM ${services} WHERE ${reachable('service', 'identity', identityId, types, walk)}) AS total,

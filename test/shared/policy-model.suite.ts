@@ -95,9 +95,10 @@ const policyModelSuite: Suite = ({ client, db, runtime }) => {
         const plain = await admin.ok('listIdentityServices', { path: { id }, query: { limit: 500, policyType } });
         expect(sorted(plain.data.map((s) => s.id!).filter((s) => serviceIds.includes(s))), `${step}: identity ${id} ${policyType} (plain page)`).toEqual(sorted(out.get(`${id}/${policyType}`)));
       }
-      // Both ways of walking the links (from the identity's policies, from each service's) give the same set.
-      const walks = await Promise.all((['source', 'candidate'] as const).map(async (walk) => (await db().select({ id: services.id }).from(services).where(reachable('service', 'identity', id, ['dial', 'bind'], walk))).map((x) => x.id).sort()));
-      expect(walks[1], `${step}: identity ${id} walks`).toEqual(walks[0]);
+      // Every way of walking the links (src/policy/repo.ts, Walk) gives the same set.
+      const walks = await Promise.all((['source', 'listed', 'policies'] as const).map(async (walk) => (await db().select({ id: services.id }).from(services).where(reachable('service', 'identity', id, ['dial', 'bind'], walk))).map((x) => x.id).sort()));
+      expect(walks[1], `${step}: identity ${id} walks (listed)`).toEqual(walks[0]);
+      expect(walks[2], `${step}: identity ${id} walks (policies)`).toEqual(walks[0]);
       expect(walks[0].length, `${step}: identity ${id} reachable`).toBe(totals.get(id));
       // The unfiltered total is the cached exact count: it must follow every write.
       const all = await admin.ok('listIdentityServices', { path: { id }, query: { limit: 1 } });

@@ -2,7 +2,7 @@ import { links } from '../../crud/render.js';
 import { iso } from '../../lib/time.js';
 import type { DialBind, PostureQueries, ServiceDetail } from '../../generated/management-types.js';
 import type { PolicyPosture } from '../../posture/evaluate.js';
-import { readJson } from '../../lib/json.js';
+import { readJson, serialisedOnce } from '../../lib/json.js';
 import type { ServiceRow } from './entity.js';
 import type { ServiceExtraValues } from './repo.js';
 
@@ -99,13 +99,18 @@ export interface ServiceAccess {
   postureQueries: PostureQueries[];
 }
 
+/** Services of a page sharing one `postureQueries` above which it is serialised once. */
+const SHARED_ENOUGH = 3;
+
 /**
  * The accesses of the services of one page, each distinct value read once; `render` then builds every
  * distinct `postureQueries` once, with an entry per policy shared by every service that policy grants.
- * The rendered objects are shared, never changed: they are serialised.
+ * The rendered objects are shared, never changed: each is serialised once per response (`serialisedOnce`).
  */
 export class PageAccess {
   private readonly byValue = new Map<string | number, ServiceAccess>();
+  /** How many services of the page have each access. */
+  private readonly uses = new Map<ServiceAccess, number>();
   /** The policies granting any service of the page (those whose posture is evaluated). */
   readonly policyIds = new Set<string>();
 
@@ -119,6 +124,7 @@ export class PageAccess {
       access = { grants, permissions: perms, postureQueries: perms.map((p) => PLACEHOLDERS[p]) };
       this.byValue.set(key, access);
     }
+    this.uses.set(access, (this.uses.get(access) ?? 0) + 1);
     return access;
   }
 
@@ -141,6 +147,9 @@ export class PageAccess {
         }
         return entry;
       });
+      // Shared by every service of the page with this access: serialised once when that saves work
+      // (src/lib/json.ts). Marking costs more than it saves for a list written once or twice.
+      if ((this.uses.get(access) ?? 0) >= SHARED_ENOUGH) serialisedOnce(access.postureQueries);
     }
   }
 }

@@ -6,7 +6,7 @@ import { flatSelection } from '../../db/list-page.js';
 import type { ServiceRow } from './entity.js';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
 import { postureChecksExistSql } from '../../posture/repo.js';
-import { reachable, type BoundId } from '../../policy/repo.js';
+import { reachable, type BoundId, type ServiceWalk, type Walk } from '../../policy/repo.js';
 import { configs, configTypes, identities, identityServiceConfigs, policyLinks, serviceConfigs, services } from '../../db/schema/index.js';
 
 /**
@@ -61,7 +61,7 @@ export function serviceExtras(identityId: BoundId) {
  * Dial or Bind policy grants the identity, in the list's default order, with the view's extras. Prepared
  * once per database handle and walk: building this statement cost as much as running it.
  */
-function prepareGrantedPage(db: Db, types: readonly ('dial' | 'bind')[], walk: 'source' | 'candidate') {
+function prepareGrantedPage(db: Db, types: readonly ('dial' | 'bind')[], walk: Walk) {
   const identityId = sql.placeholder('identityId');
   // Rows come back as value arrays mapped by the selection's own decoders: drizzle's row mapping checked
   // every value's type again, a millisecond on a page of 500.
@@ -83,7 +83,7 @@ const grantedPages = new WeakMap<Db, Map<string, GrantedPage>>();
 export type GrantedServiceRow = { row: ServiceRow } & ServiceExtraValues;
 
 /** One page of `prepareGrantedPage`; `limit` -1 for no limit. */
-export async function grantedServicePage(db: Db, identityId: string, types: readonly ('dial' | 'bind')[], walk: 'source' | 'candidate', limit: number, offset: number): Promise<GrantedServiceRow[]> {
+export async function grantedServicePage(db: Db, identityId: string, types: readonly ('dial' | 'bind')[], walk: Walk, limit: number, offset: number): Promise<GrantedServiceRow[]> {
   let pages = grantedPages.get(db);
   if (!pages) grantedPages.set(db, (pages = new Map()));
   const key = `${walk}:${types.join(',')}`;
@@ -155,7 +155,9 @@ export async function identityByIdOrName(db: Db, idOrName: string): Promise<{ id
   return rows[0] ? { id: rows[0].id, isAdmin: Boolean(rows[0].isAdmin) } : undefined;
 }
 
-/** Both restrictions (the second optional). */
-export function allOf(first: SQL, second: SQL | undefined): SQL {
-  return second ? and(first, second)! : first;
+/** The services a Dial or Bind policy (of `types`) grants the identity, walked as given, within `also` if given. */
+export function grantedWhere(identityId: string, types: readonly ('dial' | 'bind')[], walk: ServiceWalk, also: SQL | undefined): SQL {
+  if (walk === 'none') return sql`0`;
+  const granted = reachable('service', 'identity', identityId, types, walk);
+  return also ? and(granted, also)! : granted;
 }

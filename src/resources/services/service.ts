@@ -5,13 +5,13 @@ import type { SQL } from '../../db/client.js';
 import type { Deps } from '../../deps.js';
 import { fieldError, messageError, notFound } from '../../errors.js';
 import type { ServiceCreate, ServiceDetail, ServicePatch } from '../../generated/management-types.js';
-import { entityLinkStatements, entityRemovalStatements, identityServiceAccess, reachable, reachableServiceCount } from '../../policy/repo.js';
+import { entityLinkStatements, entityRemovalStatements, identityServiceReach } from '../../policy/repo.js';
 import { evaluatePolicies } from '../../posture/evaluate.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { terminatorsOfService } from '../terminators/repo.js';
 import { serviceEntity, TERMINATOR_STRATEGIES, type ServiceRow } from './entity.js';
 import { configSelection, PageAccess, readViewGrants, renderService } from './mapper.js';
-import { allOf, configsWithTypes, grantedServicePage, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs, type ServiceExtraValues } from './repo.js';
+import { configsWithTypes, grantedServicePage, grantedWhere, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs, type ServiceExtraValues } from './repo.js';
 
 type Attached = { configId: string; configTypeId: string }[];
 
@@ -150,18 +150,17 @@ const PLAIN_INTEGER = /^[+-]?\d{1,15}$/;
  * `related`: the listing is a related-entity list (`/identities/{id}/services`), with its paging rules.
  */
 export async function listGrantedServices(deps: Deps, identityId: string, types: readonly ('dial' | 'bind')[], list: ListQueryParams, view: ServiceView, options: { roleFilter?: SQL; related?: boolean } = {}): Promise<ListResult<ServiceDetail>> {
-  // One statement gives the walk and, usually, the cached exact total.
-  const { walk, cachedTotal } = await identityServiceAccess(deps.db, identityId, types);
+  // One statement gives, usually, the cached exact total, and with it the walk of the page.
+  const { total, walk } = await identityServiceReach(deps.db, identityId, types);
   const { roleFilter, related = false } = options;
-  const total = async () => cachedTotal ?? reachableServiceCount(deps.db, identityId, types, walk);
   const plainPaging = !related || [list.limit, list.offset].every((v) => v === undefined || v === '' || PLAIN_INTEGER.test(String(v)));
   if (!list.filter && !list.sort && !roleFilter && plainPaging) {
     const q = resolveListQuery(list, serviceEntity.fields);
-    const [rows, n] = await Promise.all([grantedServicePage(deps.db, identityId, types, walk, q.limit ?? -1, q.offset), total()]);
-    return renderList(deps, view, { data: rows, meta: listMeta(n, q.limit, q.offset, serviceEntity.fields) });
+    const rows = walk === 'none' ? [] : await grantedServicePage(deps.db, identityId, types, walk, q.limit ?? -1, q.offset);
+    return renderList(deps, view, { data: rows, meta: listMeta(total, q.limit, q.offset, serviceEntity.fields) });
   }
-  const where = allOf(reachable('service', 'identity', identityId, types, walk), roleFilter);
-  const general = { where, extras: serviceExtras(identityId), render: selected, total: roleFilter ? undefined : total };
+  const where = grantedWhere(identityId, types, walk, roleFilter);
+  const general = { where, extras: serviceExtras(identityId), render: selected, total: roleFilter ? undefined : async () => total };
   return renderList(deps, view, await (related ? listRelated(deps, serviceEntity, list, general) : listEntities(deps, serviceEntity, list, general)));
 }
 

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { serialise, serialisedOnce } from '../../../src/lib/json.js';
+
+const text = (body: string | Uint8Array) => (typeof body === 'string' ? body : new TextDecoder().decode(body));
+
+/** A plain deep copy: the value as JSON.stringify would see it without any marks. */
+const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+
+describe('serialise', () => {
+  it('writes exactly what JSON.stringify writes for the same values, marked or not, nested, shared and repeated', () => {
+    let seed = 7;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let round = 0; round < 200; round++) {
+      const entries = Array.from({ length: 1 + Math.floor(next() * 6) }, (_, i) => ({ policyId: `p${round}-${i}`, isPassing: next() < 0.5, queries: next() < 0.5 ? [] : [{ id: 'q', note: 'é ✓ \u2028 "quoted" \\ \uE000' }] }));
+      const unmarked = plain(entries);
+      for (const e of entries) if (next() < 0.7) serialisedOnce(e);
+      const lists = Array.from({ length: 1 + Math.floor(next() * 4) }, () => entries.filter(() => next() < 0.6));
+      for (const l of lists) if (next() < 0.7) serialisedOnce(l);
+      const page = { data: Array.from({ length: Math.floor(next() * 30) }, (_, i) => ({ id: `s${i}`, access: lists[i % lists.length], tags: {} })), meta: { n: 1 } };
+      expect(text(serialise(page)), `round ${round}`).toBe(JSON.stringify(plain(page)));
+      expect(plain(entries), `round ${round}: the marked values are unchanged`).toEqual(unmarked);
+    }
+  });
+
+  it('writes marked values as themselves outside serialise, and text when nothing is marked', () => {
+    const list = serialisedOnce([{ a: 1 }, { b: [2, 3] }]);
+    expect(Array.isArray(list)).toBe(true);
+    expect(JSON.stringify({ list })).toBe('{"list":[{"a":1},{"b":[2,3]}]}');
+    expect(serialise({ x: 'plain' })).toBe('{"x":"plain"}');
+    expect(text(serialise({ list, again: list }))).toBe('{"list":[{"a":1},{"b":[2,3]}],"again":[{"a":1},{"b":[2,3]}]}');
+  });
+
+  it('leaves stored strings that look like markers alone (they cannot know the nonce)', () => {
+    const list = serialisedOnce(['real']);
+    const forged = ['\uE0000', '\uE000deadbeefdeadbeef0', '"\uE000'];
+    const body = text(serialise({ forged, list }));
+    expect(JSON.parse(body)).toEqual({ forged, list: ['real'] });
+  });
+});

@@ -60,13 +60,14 @@ import {
   serviceConfigs,
   serviceEdgeRouterPolicies,
   sessions,
+  serviceGrantSets,
   servicePolicies,
   services,
   terminators,
   transitRouters,
 } from '../db/schema/index.js';
 import { readJson, toSet } from '../lib/json.js';
-import { bumpGeneration, currentGeneration, ENTITY_TABLES, entityMatch, identityServiceWalk, reachable, ROLE_LISTS, type PolicyKind, type Role } from '../policy/repo.js';
+import { bumpGeneration, currentGeneration, ENTITY_TABLES, entityMatch, grantSetOf, grantSetsOf, identityServiceWalk, reachable, ROLE_LISTS, type PolicyKind, type Role } from '../policy/repo.js';
 import type { Semantic } from '../policy/roles.js';
 
 /** What one slice of a checker found. */
@@ -423,6 +424,33 @@ const policyLinkRows: Checker = {
 };
 
 // ---------------------------------------------------------------------------------------------------
+// Each service's Dial/Bind policies kept beside its links (service_grant_sets, docs/adr/0006-policy-links.md).
+
+const GRANT_SET_PAGE = 200;
+
+/** The same policies and types, in any order. */
+function sameGrants(kept: string, now: string): boolean {
+  const key = (text: string) => JSON.stringify(readJson<[string, string][]>(text, []).map(([p, t]) => `${t}:${p}`).sort());
+  return kept === now || key(kept) === key(now);
+}
+
+/** Every service's kept set against its links, a page of services at a time; a wrong or missing set is written again. */
+const serviceGrantSetRows: Checker = {
+  name: 'service-grant-sets',
+  async slice(db, cursor, limit) {
+    const rows = await db.all<{ id: string; kept: string | null; now: string }>(
+      sql`SELECT ${q(services.id)} AS id, (SELECT ${q(serviceGrantSets.grants)} FROM ${serviceGrantSets} WHERE ${q(serviceGrantSets.serviceId)} = ${q(services.id)}) AS kept, ${grantSetOf(q(services.id))} AS now
+        FROM ${services} WHERE ${q(services.id)} > ${cursor ?? ''} ORDER BY ${q(services.id)} LIMIT ${GRANT_SET_PAGE}`,
+    );
+    const wrong = rows.filter((r) => r.kept === null || !sameGrants(r.kept, r.now));
+    const findings = wrong.slice(0, limit).map((r) => (r.kept === null ? `service ${r.id} has no kept set of its Dial/Bind policies` : `service ${r.id}: its kept set of Dial/Bind policies differs from its policy links`));
+    // Written again from the links as the repair's batch finds them: right whatever happened since.
+    const fix = wrong.length > 0 ? grantSetsOf(db, sql`${q(services.id)} IN (SELECT value FROM json_each(${JSON.stringify(wrong.map((r) => r.id))}))`) : [];
+    return { findings, more: wrong.length > limit, fix, next: rows.length < GRANT_SET_PAGE ? null : rows[rows.length - 1].id };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
 // Cached totals of `GET /identities/{id}/services` (access_counts, docs/adr/0006-policy-links.md).
 
 const POLICY_TYPE_KEYS = ['bind', 'dial', 'bind,dial'];
@@ -499,6 +527,9 @@ export const CHECKERS: readonly Checker[] = [
   orphans('sessions-without-owner', sessions, sessions.id, sessionProblems, (id) => `session ${id} belongs to a missing API session, identity or service`),
   orphanLinks,
   policyLinkRows,
+  // After the links are exact: the sets kept from them.
+  orphans('service-grant-sets-without-service', serviceGrantSets, serviceGrantSets.serviceId, missing(services, services.id, serviceGrantSets.serviceId), (id) => `kept Dial/Bind policies of service ${id} belong to a missing service`),
+  serviceGrantSetRows,
   // After the links are exact: a session stays only while a Dial/Bind link still grants it (§6.4).
   orphans('sessions-without-access', sessions, sessions.id, sessionWithoutAccess, (id) => `session ${id} is no longer granted by any service policy`),
   accessCountRows,

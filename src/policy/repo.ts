@@ -12,7 +12,7 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ResolvedListQuery } from '../crud/list-query.js';
 import { listPage, qualified as q, type Statement } from '../crud/repo.js';
 import { selectRows, type Db } from '../db/client.js';
-import { accessCounts, edgeRouterPolicies, edgeRouters, identities, linkGenerations, policyLinks, postureChecks, serviceEdgeRouterPolicies, servicePolicies, services } from '../db/schema/index.js';
+import { accessCounts, edgeRouterPolicies, edgeRouters, identities, linkGenerations, policyLinks, postureChecks, serviceEdgeRouterPolicies, serviceGrantSets, servicePolicies, services } from '../db/schema/index.js';
 import { roleAttrs, roleIds, type Semantic } from './roles.js';
 import { affectedIdentities, endSessionsWithoutAccess, markServicesChanged } from './service-updates-repo.js';
 
@@ -102,13 +102,41 @@ function linkTypeColumn(list: RoleList): SQL {
   return list.kind === 'sp' ? sql`lower(${q(servicePolicies.type)})` : sql`${list.kind}`;
 }
 
+/** A service's Dial/Bind policies from its links, as `service_grant_sets` keeps them: `[[policyId, type], ...]`. */
+export function grantSetOf(serviceId: SQL | BoundId): SQL<string> {
+  return sql<string>`(SELECT json_group_array(json_array(zb.policy_id, zb.policy_type)) FROM ${policyLinks} AS zb
+    WHERE zb.entity_id = ${serviceId} AND zb.role = 'service' AND zb.policy_type IN ('bind', 'dial'))`;
+}
+
+/**
+ * The grant sets a change of the policy's service links makes stale: those of the services linked before
+ * (dropped here, before the links go) and after (`grantSetsAfterPolicy`). Each set is written again from
+ * the links as the batch leaves them, so it never depends on what a statement read before.
+ */
+function grantSetsBeforePolicy(db: Db, policyId: string): Statement {
+  return db.delete(serviceGrantSets).where(sql`${q(serviceGrantSets.serviceId)} IN (SELECT ${q(policyLinks.entityId)} FROM ${policyLinks} WHERE ${q(policyLinks.policyId)} = ${policyId} AND ${q(policyLinks.role)} = 'service')`);
+}
+
+/** After the policy's links are written: its services' sets again, then every service lacking one (those dropped before). */
+function grantSetsAfterPolicy(db: Db, policyId: string): Statement[] {
+  return [grantSetsBeforePolicy(db, policyId), ...grantSetsOf(db, sql`NOT EXISTS (SELECT 1 FROM ${serviceGrantSets} WHERE ${q(serviceGrantSets.serviceId)} = ${q(services.id)})`)];
+}
+
+/** The grant sets of the services `which` selects, written again from their links. */
+export function grantSetsOf(db: Db, which: SQL): Statement[] {
+  return [
+    db.delete(serviceGrantSets).where(sql`${q(serviceGrantSets.serviceId)} IN (SELECT ${q(services.id)} FROM ${services} WHERE ${which})`),
+    db.insert(serviceGrantSets).select(sql`SELECT ${q(services.id)}, ${grantSetOf(q(services.id))} FROM ${services} WHERE ${which}`),
+  ];
+}
+
 /**
  * Replaces a policy's links with what its role lists match now (create, PUT, PATCH). A service policy
  * stamps the identities it matched before and matches after (service-updates).
  */
 export function policyLinkStatements(db: Db, kind: PolicyKind, policyId: string, policy: PolicyShape, now: number): Statement[] {
   const out: Statement[] = [];
-  if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)));
+  if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)), grantSetsBeforePolicy(db, policyId));
   out.push(db.delete(policyLinks).where(eq(policyLinks.policyId, policyId)));
   if (kind === 'sp') out.push(bumpGeneration(db));
   const type = linkType(kind, policy.type);
@@ -118,15 +146,15 @@ export function policyLinkStatements(db: Db, kind: PolicyKind, policyId: string,
     const e = ENTITY_TABLES[list.role];
     out.push(db.insert(policyLinks).select(sql`SELECT ${policyId}, ${list.role}, ${q(e.id)}, ${type} FROM ${e.table} WHERE ${match}`));
   }
-  if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)), endSessionsWithoutAccess(db, now));
+  if (kind === 'sp') out.push(...grantSetsAfterPolicy(db, policyId), markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)), endSessionsWithoutAccess(db, now));
   return out;
 }
 
 export function policyUnlinkStatements(db: Db, kind: PolicyKind, policyId: string, now: number): Statement[] {
   const out: Statement[] = [];
-  if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)));
+  if (kind === 'sp') out.push(markServicesChanged(db, now, affectedIdentities.ofPolicy(policyId)), grantSetsBeforePolicy(db, policyId));
   out.push(db.delete(policyLinks).where(eq(policyLinks.policyId, policyId)), bumpGeneration(db));
-  if (kind === 'sp') out.push(endSessionsWithoutAccess(db, now));
+  if (kind === 'sp') out.push(...grantSetsAfterPolicy(db, policyId), endSessionsWithoutAccess(db, now));
   return out;
 }
 
@@ -142,7 +170,7 @@ export function entityLinkStatements(db: Db, role: Role, entityId: string, attrs
   for (const list of ROLE_LISTS.filter((l) => l.role === role)) {
     out.push(db.insert(policyLinks).select(sql`SELECT ${q(list.table.id)}, ${role}, ${entityId}, ${linkTypeColumn(list)} FROM ${list.table} WHERE ${policyMatch(list, entityId, attrs)}`));
   }
-  if (role === 'service') out.push(markServicesChanged(db, now, affectedIdentities.reachingService(entityId)));
+  if (role === 'service') out.push(...grantSetsOf(db, sql`${q(services.id)} = ${entityId}`), markServicesChanged(db, now, affectedIdentities.reachingService(entityId)));
   if (role === 'identity') out.push(markServicesChanged(db, now, affectedIdentities.one(entityId)));
   if (accessRole(role)) out.push(endSessionsWithoutAccess(db, now));
   return out;
@@ -158,6 +186,7 @@ export function entityRemovalStatements(db: Db, role: Role, entityId: string, no
   out.push(db.delete(policyLinks).where(and(eq(policyLinks.entityId, entityId), eq(policyLinks.role, role))));
   if (accessRole(role)) out.push(bumpGeneration(db));
   if (role === 'identity') out.push(db.delete(accessCounts).where(eq(accessCounts.identityId, entityId)));
+  if (role === 'service') out.push(db.delete(serviceGrantSets).where(eq(serviceGrantSets.serviceId, entityId)));
   const ref = '@' + entityId;
   for (const list of ROLE_LISTS.filter((l) => l.role === role)) {
     const col = sql.identifier(list.column.name);

@@ -13,6 +13,7 @@ import {
   integrityRuns,
   mfas,
   policyLinks,
+  serviceGrantSets,
   serviceConfigs,
   servicePolicies,
   sessions,
@@ -100,13 +101,18 @@ const dataIntegritySuite: Suite = ({ client, db }) => {
       expect((await serviceIds(b)).ids).toEqual([matched, other].sort());
 
       const found = await run('check');
-      expect(found.results, JSON.stringify(found.results, null, 1)).toHaveLength(3);
+      expect(found.results, JSON.stringify(found.results, null, 1)).toHaveLength(4);
       expect(naming(found, a)).toEqual([{ description: expect.stringMatching(/link is missing/), fixed: false }]);
-      expect(naming(found, other)).toEqual([{ description: expect.stringMatching(/does not match/), fixed: false }]);
+      // The stale link also makes the service's kept set of policies differ from its links.
+      expect(naming(found, other)).toEqual([
+        { description: expect.stringMatching(/does not match/), fixed: false },
+        { description: expect.stringMatching(/kept set of Dial\/Bind policies differs/), fixed: false },
+      ]);
       expect(naming(found, orphan)).toEqual([{ description: expect.stringMatching(/missing identity/), fixed: false }]);
       // A check changes nothing.
       expect((await serviceIds(a)).ids).toEqual([]);
 
+      // Repairs apply as each checker goes: the kept set is examined after the links are repaired.
       const fixed = await run('fix');
       expect(fixed.results).toHaveLength(3);
       expect(fixed.results.every((r) => r.fixed)).toBe(true);
@@ -160,7 +166,9 @@ const dataIntegritySuite: Suite = ({ client, db }) => {
       await store.insert(apiSessionCertificates).values({ ...base, id: `${u}-asc`, apiSessionId: `${u}-as2`, identityId: who, subject: 'CN=x', fingerprint: `${u}-fp`, validFrom: now, validTo: now, certPem: 'x' });
       await store.insert(terminators).values({ ...base, id: `${u}-term`, serviceId: svc, routerId: `${u}-router`, binding: 'transport', address: 'tcp:x:1' });
       await store.insert(policyLinks).values({ policyId: `${u}-nopolicy`, role: 'identity', entityId: who, policyType: 'dial' });
-      const markers = [`${who} (`, `${u}-policy`, `${u}-cfg`, `${u}-svccfg`, `${u}-ovr`, `${u}-attempt`, `${u}-enr`, `${u}-mfa`, `${u}-as `, `${u}-asc`, `${u}-term`, `${u}-nopolicy`];
+      await store.delete(serviceGrantSets).where(eq(serviceGrantSets.serviceId, svc));
+      await store.insert(serviceGrantSets).values({ serviceId: `${u}-gone-svc`, grants: '[]' });
+      const markers = [`${svc} has no kept set`, `${u}-gone-svc`, `${who} (`, `${u}-policy`, `${u}-cfg`, `${u}-svccfg`, `${u}-ovr`, `${u}-attempt`, `${u}-enr`, `${u}-mfa`, `${u}-as `, `${u}-asc`, `${u}-term`, `${u}-nopolicy`];
 
       const found = await run('check');
       for (const m of markers) expect(naming(found, m), m + JSON.stringify(found.results, null, 1)).toHaveLength(1);

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { edgeRouterPolicies, edgeRouters, identities, serviceEdgeRouterPolicies, servicePolicies, services } from '../../src/db/schema/index.js';
-import { reachable } from '../../src/policy/repo.js';
+import { eq } from 'drizzle-orm';
+import { edgeRouterPolicies, edgeRouters, identities, serviceEdgeRouterPolicies, serviceGrantSets, servicePolicies, services } from '../../src/db/schema/index.js';
+import { grantSetOf, reachable } from '../../src/policy/repo.js';
 import { TypedApi, type ManagementOperations } from '../helpers/typed-api.js';
 import type { Suite } from './suite.js';
 
@@ -105,6 +106,12 @@ const policyModelSuite: Suite = ({ client, db, runtime }) => {
       expect(all.meta.pagination!.totalCount, `${step}: identity ${id} total`).toBe(totals.get(id));
       const routers = await admin.ok('listIdentityEdgeRouters', { path: { id }, query });
       expect(sorted(routers.data.map((r) => r.id!)), `${step}: identity ${id} routers`).toEqual(sorted(out.get(`${id}/routers`)));
+    }
+    // Each service's kept set of Dial/Bind policies is what its links say (src/policy/repo.ts, grantSetsOf).
+    const asSet = (text: string | null) => (text === null ? null : (JSON.parse(text) as [string, string][]).map(([p, t]) => `${t}:${p}`).sort());
+    for (const id of serviceIds) {
+      const [kept] = await db().select({ kept: serviceGrantSets.grants, now: grantSetOf(id) }).from(services).leftJoin(serviceGrantSets, eq(serviceGrantSets.serviceId, services.id)).where(eq(services.id, id));
+      expect(asSet(kept.kept), `${step}: service ${id} kept grant set`).toEqual(asSet(kept.now));
     }
     for (const id of serviceIds) {
       const routers = await admin.ok('listServiceEdgeRouters', { path: { id }, query });

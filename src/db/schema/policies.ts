@@ -59,6 +59,14 @@ export const policyLinks = sqliteTable(
 );
 
 /**
+ * Each service's Dial and Bind service policies, as a JSON array of `[policyId, 'dial' | 'bind']` in
+ * the links index's order: what `policy_links` says, kept beside it so that a page of services reads one
+ * value per service instead of walking its link rows (docs/adr/0006-policy-links.md). Every service has
+ * exactly one row, rewritten in the batch of every write that changes the service's Dial/Bind links.
+ */
+export const serviceGrantSets = sqliteTable('service_grant_sets', { serviceId: text('service_id').primaryKey(), grants: text('grants').notNull() });
+
+/**
  * A counter moved forward in the batch of every write that changes service-policy links (policy writes,
  * identity and service creates, attribute changes and deletes). A cached total is valid only for the
  * generation it was computed at, so a stale one is never served.

@@ -46,31 +46,23 @@ export interface Grant {
   type: 'dial' | 'bind';
 }
 
-/** The granting policies (`serviceGrants`). */
-export function readGrants(extras: Pick<ServiceExtraValues, 'grants'>): Grant[] {
-  return readJson<[string, 'dial' | 'bind'][]>(extras.grants, []).map(([policyId, type]) => ({ policyId, type }));
+/** The viewing identity's Dial/Bind service policies, as a set. */
+export function viewerPolicySet(extras: Pick<ServiceExtraValues, 'viewerPolicies'>): ReadonlySet<string> {
+  return new Set(readJson<string[]>(extras.viewerPolicies, []));
 }
 
 /**
- * What the viewing identity may do with a service on a page or detail (`serviceExtras`): the granting
- * policies when posture checks exist (their checks apply), else only the permissions, without a policy.
+ * The service policies through which the viewing identity reaches the service: the service's Dial/Bind
+ * policies (`service_grant_sets`) that are also the identity's.
  */
-export type ViewGrant = { policyId?: undefined; type: 'dial' | 'bind' } | Grant;
-
-const BIND_BIT = 2;
-const DIAL_BIT = 1;
-
-export function readViewGrants(extras: Pick<ServiceExtraValues, 'grants' | 'permissionBits'>): ViewGrant[] {
-  if (extras.grants !== null) return readGrants(extras);
-  const bits = Number(extras.permissionBits ?? 0);
-  const out: ViewGrant[] = [];
-  if (bits & BIND_BIT) out.push({ type: 'bind' });
-  if (bits & DIAL_BIT) out.push({ type: 'dial' });
+export function viewGrants(extras: Pick<ServiceExtraValues, 'grantSet'>, viewer: ReadonlySet<string>): Grant[] {
+  const out: Grant[] = [];
+  for (const [policyId, type] of readJson<[string, 'dial' | 'bind'][]>(extras.grantSet, [])) if (viewer.has(policyId)) out.push({ policyId, type });
   return out;
 }
 
 /** Service permissions for an identity: Bind before Dial; `Invalid` when neither, never empty (§4.2). */
-export function permissions(grants: readonly ViewGrant[]): DialBind[] {
+export function permissions(grants: readonly Grant[]): DialBind[] {
   const out: DialBind[] = [];
   if (grants.some((g) => g.type === 'bind')) out.push('Bind');
   if (grants.some((g) => g.type === 'dial')) out.push('Dial');
@@ -94,7 +86,7 @@ const PLACEHOLDERS: Record<DialBind, PostureQueries> = { Bind: placeholder('Bind
  * share a few dozen, each listing up to ~28 policies.
  */
 export interface ServiceAccess {
-  grants: readonly ViewGrant[];
+  grants: readonly Grant[];
   permissions: DialBind[];
   postureQueries: PostureQueries[];
 }
@@ -108,18 +100,20 @@ const SHARED_ENOUGH = 3;
  * The rendered objects are shared, never changed: each is serialised once per response (`serialisedOnce`).
  */
 export class PageAccess {
-  private readonly byValue = new Map<string | number, ServiceAccess>();
+  private readonly byValue = new Map<string, ServiceAccess>();
   /** How many services of the page have each access. */
   private readonly uses = new Map<ServiceAccess, number>();
+  /** The viewing identity's policies: the same on every row of a statement, read from the first. */
+  private viewer: ReadonlySet<string> | undefined;
   /** The policies granting any service of the page (those whose posture is evaluated). */
   readonly policyIds = new Set<string>();
 
-  of(extras: Pick<ServiceExtraValues, 'grants' | 'permissionBits'>): ServiceAccess {
-    const key = extras.grants ?? Number(extras.permissionBits ?? 0);
+  of(extras: Pick<ServiceExtraValues, 'grantSet' | 'viewerPolicies'>): ServiceAccess {
+    const key = extras.grantSet ?? '';
     let access = this.byValue.get(key);
     if (!access) {
-      const grants = readViewGrants(extras);
-      for (const g of grants) if (g.policyId !== undefined) this.policyIds.add(g.policyId);
+      const grants = viewGrants(extras, (this.viewer ??= viewerPolicySet(extras)));
+      for (const g of grants) this.policyIds.add(g.policyId);
       const perms = permissions(grants);
       access = { grants, permissions: perms, postureQueries: perms.map((p) => PLACEHOLDERS[p]) };
       this.byValue.set(key, access);
@@ -138,11 +132,11 @@ export class PageAccess {
     for (const access of this.byValue.values()) {
       if (access.grants.length === 0) continue;
       access.postureQueries = access.grants.map((g) => {
-        const key = `${g.type}:${g.policyId ?? ''}`;
+        const key = `${g.type}:${g.policyId}`;
         let entry = entries.get(key);
         if (!entry) {
-          const p = g.policyId === undefined ? undefined : posture.get(g.policyId);
-          entry = { policyId: g.policyId ?? '', policyType: g.type === 'bind' ? 'Bind' : 'Dial', isPassing: p?.isPassing ?? true, postureQueries: p?.postureQueries ?? [] };
+          const p = posture.get(g.policyId);
+          entry = { policyId: g.policyId, policyType: g.type === 'bind' ? 'Bind' : 'Dial', isPassing: p?.isPassing ?? true, postureQueries: p?.postureQueries ?? [] };
           entries.set(key, entry);
         }
         return entry;

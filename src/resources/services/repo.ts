@@ -7,39 +7,14 @@ import type { ServiceRow } from './entity.js';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
 import { postureChecksExistSql } from '../../posture/repo.js';
 import { reachable, type BoundId, type ServiceWalk, type Walk } from '../../policy/repo.js';
-import { configs, configTypes, identities, identityServiceConfigs, policyLinks, serviceConfigs, services } from '../../db/schema/index.js';
-
-/**
- * The service policies through which `identityId` reaches the service, as a JSON array of
- * `[policyId, 'dial' | 'bind']` (its `permissions`, and the policies whose posture checks apply). The
- * service's few policy rows are walked, each looked up in the identity's Dial/Bind policies: an uncorrelated
- * list SQLite reads once per statement into a small in-memory index (`+` keeps it from driving the search
- * instead). Probing the identity's primary key in the links table for each row cost twice as much on a
- * page of 500 services of the worst-case identity (~28 rows each).
- */
-export function serviceGrants(identityId: BoundId): SQL<string | null> {
-  return sql<string | null>`(SELECT json_group_array(json_array(zb.policy_id, zb.policy_type)) FROM ${policyLinks} AS zb
-    WHERE zb.entity_id = ${q(services.id)} AND zb.role = 'service' AND zb.policy_type IN ('dial', 'bind')
-      AND +zb.policy_id IN (SELECT za.policy_id FROM ${policyLinks} AS za WHERE za.entity_id = ${identityId} AND za.role = 'identity' AND za.policy_type IN ('dial', 'bind')))`;
-}
-
-/**
- * Whether the identity may Bind (2) and Dial (1) the service, as bits: two probes that each stop at the
- * first granting policy, where listing every granting policy walks all of the service's policy rows
- * (about 28 per service at OpenZiti's many-services size, so most of a 500-service page's cost).
- */
-function servicePermissionBits(identityId: BoundId): SQL<number> {
-  const probe = (type: 'dial' | 'bind') => sql`EXISTS (SELECT 1 FROM ${policyLinks} AS zb CROSS JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' AND za.entity_id = ${identityId}
-    WHERE zb.entity_id = ${q(services.id)} AND zb.role = 'service' AND zb.policy_type = ${type})`;
-  return sql<number>`(${probe('dial')} + 2 * ${probe('bind')})`;
-}
+import { configs, configTypes, identities, identityServiceConfigs, policyLinks, serviceConfigs, serviceGrantSets, services } from '../../db/schema/index.js';
 
 /**
  * Selected with each service row: its attached configs (type id and name, config id and data) and, for
- * the identity whose view is rendered, its config overrides and what it may do. The granting policies
- * themselves matter only when posture checks exist (each policy's checks become a `postureQueries`
- * entry, §4.4); otherwise the permission bits say all the view needs. The choice is one uncorrelated
- * probe, which SQLite evaluates once per statement, so only one of the two columns is ever computed.
+ * the identity whose view is rendered, its config overrides and what it may do: the service's Dial/Bind
+ * policies (`service_grant_sets`, one value) and the identity's own (an uncorrelated list, which SQLite
+ * reads once per statement), intersected when rendered, once per distinct set (`PageAccess`). Walking
+ * each service's link rows for this cost half of a 500-service page of the worst-case identity.
  */
 export function serviceExtras(identityId: BoundId) {
   const attached = sql<string | null>`(SELECT json_group_array(json_object('typeId', ${q(serviceConfigs.configTypeId)}, 'typeName', ${q(configTypes.name)}, 'configId', ${q(serviceConfigs.configId)}, 'data', json(${q(configs.data)})))
@@ -51,8 +26,8 @@ export function serviceExtras(identityId: BoundId) {
   return {
     attached,
     overrides,
-    grants: sql<string | null>`CASE WHEN ${postureChecksExistSql} THEN ${serviceGrants(identityId)} END`,
-    permissionBits: sql<number | null>`CASE WHEN ${postureChecksExistSql} THEN NULL ELSE ${servicePermissionBits(identityId)} END`,
+    grantSet: sql<string | null>`(SELECT ${q(serviceGrantSets.grants)} FROM ${serviceGrantSets} WHERE ${q(serviceGrantSets.serviceId)} = ${q(services.id)})`,
+    viewerPolicies: sql<string>`(SELECT json_group_array(za.policy_id) FROM ${policyLinks} AS za WHERE za.entity_id = ${identityId} AND za.role = 'identity' AND za.policy_type IN ('bind', 'dial'))`,
     postureChecksExist: postureChecksExistSql,
   };
 }
@@ -93,7 +68,7 @@ export async function grantedServicePage(db: Db, identityId: string, types: read
   return values.map(page.map);
 }
 
-export type ServiceExtraValues = { attached: string | null; overrides: string | null; grants: string | null; permissionBits: number | null; postureChecksExist: number };
+export type ServiceExtraValues = { attached: string | null; overrides: string | null; grantSet: string | null; viewerPolicies: string | null; postureChecksExist: number };
 
 /** The configs among `ids` that exist, with their types. */
 export async function configsWithTypes(db: Db, ids: string[]): Promise<{ id: string; name: string; configTypeId: string; typeName: string | null }[]> {

@@ -10,7 +10,7 @@ import { evaluatePolicies } from '../../posture/evaluate.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { terminatorsOfService } from '../terminators/repo.js';
 import { serviceEntity, TERMINATOR_STRATEGIES, type ServiceRow } from './entity.js';
-import { configSelection, PageAccess, readViewGrants, renderService } from './mapper.js';
+import { configSelection, PageAccess, renderService, viewerPolicySet, viewGrants } from './mapper.js';
 import { configsWithTypes, grantedServicePage, grantedWhere, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs, type ServiceExtraValues } from './repo.js';
 
 type Attached = { configId: string; configTypeId: string }[];
@@ -116,7 +116,7 @@ export const serviceService = {
   /** Client `GET /services/{id}`: 404 unless the caller is an admin or a policy grants it the service (§4.2). */
   async detailForCaller(deps: Deps, id: string, caller: ServiceCaller): Promise<ServiceDetail> {
     const found = await findEntity(deps, serviceEntity, id, serviceExtras(caller.identityId));
-    if (!caller.isAdmin && readViewGrants(found).length === 0) throw notFound('service', id);
+    if (!caller.isAdmin && viewGrants(found, viewerPolicySet(found)).length === 0) throw notFound('service', id);
     return (await renderPage(deps, caller, [found]))[0];
   },
   create: (deps: Deps, body: ServiceCreate) =>

@@ -1,0 +1,1 @@
+CREATE INDEX `service_configs_service_covering_idx` ON `service_configs` (`service_id`,`config_type_id`,`config_id`);

@@ -34,3 +34,15 @@ export async function sha256Hex(data: Uint8Array | ArrayBuffer): Promise<string>
 export function wrap64(base64: string): string {
   return base64.match(/.{1,64}/g)?.join('\n') ?? '';
 }
+
+/** The chunks as one array of bytes (`total`: their summed length); a single chunk is returned as is. */
+export function joinBytes(chunks: readonly Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}

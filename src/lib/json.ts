@@ -1,3 +1,5 @@
+import { joinBytes } from './encoding.js';
+
 /** Parses JSON stored by the project itself; a corrupt value reads as the fallback instead of failing a request. */
 export function readJson<T>(text: string | null | undefined, fallback: T): T {
   if (text === null || text === undefined || text === '') return fallback;
@@ -110,11 +112,5 @@ export function serialise(value: unknown): string | Uint8Array {
     size += bytes.length;
   };
   eachPiece(out, met, (t) => add(utf8.encode(t)), (m) => add((m.bytes ??= utf8.encode(m.text))));
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    body.set(c, offset);
-    offset += c.length;
-  }
-  return body;
+  return joinBytes(chunks, size);
 }

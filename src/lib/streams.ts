@@ -1,3 +1,5 @@
+import { joinBytes } from './encoding.js';
+
 /**
  * Reads a body stream whole, refusing more than `maxBytes`: a declared length over the cap is refused before
  * reading, and the stream is cancelled as soon as the bytes read pass it. `tooLarge` makes the error to throw.
@@ -21,12 +23,5 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, declar
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return joinBytes(chunks, total);
 }

@@ -91,7 +91,7 @@ export interface ServiceAccess {
   postureQueries: PostureQueries[];
 }
 
-/** Services of a page sharing one `postureQueries` above which it is serialised once. */
+/** From this many services of a page sharing one `postureQueries` on, it is serialised once. */
 const SHARED_ENOUGH = 3;
 
 /**

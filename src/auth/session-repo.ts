@@ -2,8 +2,8 @@
  * The store side of the session check that every authenticated request makes: one indexed read by
  * token hash (session, identity and auth policy in one statement), and the rare writes it defers.
  */
-import { and, eq, getTableColumns, lt, sql } from 'drizzle-orm';
-import type { SelectedFields } from 'drizzle-orm/sqlite-core';
+import { and, eq, getTableColumns, lt, sql, type Column, type SQL } from 'drizzle-orm';
+import type { SelectedFields, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { preparedPer, type Db } from '../db/client.js';
 import { flatSelection } from '../db/list-page.js';
 import { apiSessions, authPolicies, identities } from '../db/schema/index.js';
@@ -37,37 +37,78 @@ const sessionPolicyColumns = {
 export type SessionIdentity = Pick<IdentityRow, keyof typeof sessionIdentityColumns>;
 export type SessionPolicy = Pick<AuthPolicyRow, keyof typeof sessionPolicyColumns>;
 
-/** The lookup's columns in a fixed order, and what maps its value array back to the nested row. */
-const sessionSelection = flatSelection({ apiSession: sessionColumns, identity: sessionIdentityColumns, authPolicy: sessionPolicyColumns });
+/**
+ * What one operation reads along with the session check, in the same statement: columns over the caller's
+ * `identities` row (correlated to `"identities"."id"`), and what makes its value from them. On D1 every
+ * statement is a round trip, so an operation whose answer is about the caller alone (`GET /current-identity`)
+ * rides on the read every authenticated request makes instead of following it with its own.
+ */
+export interface SessionRider<T> {
+  /** Keys of the selection; prefixed by the rider's owner, so they never meet the session's own groups. */
+  selection: Record<string, Column | SQL | SQLiteTable | Record<string, Column | SQL>>;
+  value(row: Record<string, unknown>): T;
+}
+
+/** A rider's value as a request carries it: which rider made it, so only that rider's owner reads it. */
+export interface RiddenValue {
+  rider: SessionRider<unknown>;
+  value: unknown;
+}
+
+/** The value `rider` read with the session check, if the session was read with it. */
+export function riddenValue<T>(ridden: RiddenValue | undefined, rider: SessionRider<T>): T | undefined {
+  return ridden !== undefined && ridden.rider === rider ? (ridden.value as T) : undefined;
+}
+
+const SESSION_GROUPS = { apiSession: sessionColumns, identity: sessionIdentityColumns, authPolicy: sessionPolicyColumns };
 
 export interface SessionLookupRow {
   apiSession: Omit<ApiSessionRow, 'tokenHash'>;
   identity: SessionIdentity;
   /** All null when the identity's policy is gone (left join). */
   authPolicy: SessionPolicy | { [K in keyof SessionPolicy]: null };
+  /** Set when the lookup carried a rider. */
+  ridden?: RiddenValue;
 }
 
-function prepareSessionLookup(db: Db) {
-  return db
-    .select(sessionSelection.fields as SelectedFields)
-    .from(apiSessions)
-    .innerJoin(identities, eq(identities.id, apiSessions.identityId))
-    .leftJoin(authPolicies, eq(authPolicies.id, identities.authPolicyId))
-    .where(eq(apiSessions.tokenHash, sql.placeholder('tokenHash')))
-    .limit(1)
-    .prepare();
+/** The lookup with a rider's columns after the session's: one statement, prepared once per database handle. */
+function lookupWith(rider: SessionRider<unknown> | undefined) {
+  const selection = flatSelection(rider ? { ...SESSION_GROUPS, ...rider.selection } : SESSION_GROUPS);
+  const prepared = preparedPer((db) =>
+    db
+      .select(selection.fields as SelectedFields)
+      .from(apiSessions)
+      .innerJoin(identities, eq(identities.id, apiSessions.identityId))
+      .leftJoin(authPolicies, eq(authPolicies.id, identities.authPolicyId))
+      .where(eq(apiSessions.tokenHash, sql.placeholder('tokenHash')))
+      .limit(1)
+      .prepare(),
+  );
+  return { selection, prepared };
 }
 
-/** Prepared once per database handle: building the query costs as much as running it. */
-const sessionLookup = preparedPer(prepareSessionLookup);
+const plainLookup = lookupWith(undefined);
+/** Riders are module constants, a handful: their lookups are kept for the process's (isolate's) life. */
+const riderLookups = new Map<SessionRider<unknown>, ReturnType<typeof lookupWith>>();
 
 /**
- * The session with this token hash, its identity and auth policy. Read as one value array and mapped
- * by the selection's own decoders: drizzle's nested row mapping cost ~4 % of a request.
+ * The session with this token hash, its identity and auth policy, and the rider's value when one is
+ * given. Read as one value array and mapped by the selection's own decoders: drizzle's nested row
+ * mapping cost ~4 % of a request.
  */
-export async function findSessionByTokenHash(db: Db, tokenHash: string): Promise<SessionLookupRow | undefined> {
-  const values = (await sessionLookup(db).values({ tokenHash })) as unknown[][];
-  return values.length === 0 ? undefined : (sessionSelection.map(values[0]) as unknown as SessionLookupRow);
+export async function findSessionByTokenHash(db: Db, tokenHash: string, rider?: SessionRider<unknown>): Promise<SessionLookupRow | undefined> {
+  let lookup = plainLookup;
+  if (rider) {
+    let kept = riderLookups.get(rider);
+    if (!kept) riderLookups.set(rider, (kept = lookupWith(rider)));
+    lookup = kept;
+  }
+  const values = (await lookup.prepared(db).values({ tokenHash })) as unknown[][];
+  if (values.length === 0) return undefined;
+  const row = lookup.selection.map(values[0]);
+  const found = row as unknown as SessionLookupRow;
+  if (rider) found.ridden = { rider, value: rider.value(row) };
+  return found;
 }
 
 export function deleteSessionById(db: Db, id: string): Promise<unknown> {

@@ -11,7 +11,7 @@ import { ApiError, messageError } from '../errors.js';
 import type { HandlerMap, OperationTypes, OpContext, Replies, Reply } from './handler.js';
 import type { OperationSpec } from './operation.js';
 import { iso } from '../lib/time.js';
-import { loadBearerSession, loadSession, type RequestSession } from './session.js';
+import { loadBearerSession, loadSession, type RequestSession, type SessionRider } from './session.js';
 import { MAX_BODY_BYTES, mediaType, parseJsonBody, readBodyCapped, validateParams, zodIssueToError } from './validate.js';
 
 export interface ApiDefinition {
@@ -20,6 +20,8 @@ export interface ApiDefinition {
   operations: readonly OperationSpec[];
   schemas: Record<string, unknown>;
   handlers: HandlerMap<unknown>;
+  /** Operations that read something along with the session check, in its statement (`SessionRider`). */
+  riders?: Readonly<Record<string, SessionRider<unknown>>>;
 }
 
 /** Handlers as the router calls them: the per-operation types are a compile-time contract only. */
@@ -59,7 +61,9 @@ export function registerApi(app: Hono, api: ApiDefinition, runtime: Runtime): vo
     const access = op.access;
     const handler = (api.handlers as Record<string, AnyHandler | undefined>)[op.operationId];
     const body = bodyParam(op, api.schemas);
-    app.on(op.method, path, (c) => run(c, api.name, op, access, handler, body, runtime));
+    const rider = api.riders?.[op.operationId];
+    if (rider && !handler) throw new Error(`${api.name} API: rider for "${op.operationId}", which has no handler`);
+    app.on(op.method, path, (c) => run(c, api.name, op, access, handler, body, runtime, rider));
   }
   // A known path with another method is 405, not 404.
   for (const path of paths) {
@@ -102,6 +106,7 @@ async function run(
   handler: AnyHandler | undefined,
   bodySpec: BodySpec | undefined,
   runtime: Runtime,
+  rider: SessionRider<unknown> | undefined,
 ): Promise<Response> {
   const requestId = c.get('requestId') as string;
   c.set('operationId' as never, op.operationId as never);
@@ -114,7 +119,7 @@ async function run(
   if (access !== 'anonymous') {
     const token = c.req.header('zt-session');
     if (token) {
-      session = await loadSession(deps, token, defer);
+      session = await loadSession(deps, token, defer, rider);
       if (!session) throw new ApiError('UNAUTHORIZED');
       session = await withSecondaryExtJwt(deps, session, bearerCandidates(c.req.header('authorization')), requestId);
     } else {

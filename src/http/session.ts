@@ -1,5 +1,5 @@
 import { authQueries } from '../auth/auth-queries.js';
-import { deleteSessionById, findSessionByTokenHash, touchSession, type SessionIdentity, type SessionPolicy } from '../auth/session-repo.js';
+import { deleteSessionById, findSessionByTokenHash, touchSession, type RiddenValue, type SessionIdentity, type SessionPolicy, type SessionRider } from '../auth/session-repo.js';
 import { isDisabled, isExpired } from '../auth/identity-state.js';
 import { hashSessionToken } from '../auth/session-token.js';
 import type { ApiSessionRow, ApiSessionWithToken, IdentityRow } from '../db/schema/rows.js';
@@ -11,7 +11,7 @@ import { verifyAccessToken } from '../oidc/verify.js';
 
 // Row types live with the schema (src/db/schema/rows.ts); re-exported for the modules that take them from here.
 export type { ApiSessionRow, ApiSessionWithToken, AuthPolicyRow, IdentityRow } from '../db/schema/rows.js';
-export type { SessionIdentity, SessionPolicy } from '../auth/session-repo.js';
+export type { SessionIdentity, SessionPolicy, SessionRider } from '../auth/session-repo.js';
 
 /** The caller of a request, resolved from its `zt-session` header in one indexed read. */
 export interface RequestSession {
@@ -36,6 +36,8 @@ export interface RequestSession {
    * sessions (logout, `POST /sessions`) read its claims here.
    */
   oidc?: { claims: AccessClaims };
+  /** What the operation's rider read with the session check (`SessionRider`); never set for an access token. */
+  ridden?: RiddenValue;
 }
 
 /** Activity is written at most once a minute per session: reads must not turn into writes. */
@@ -47,12 +49,12 @@ export const ACTIVITY_WRITE_INTERVAL_MS = 60_000;
  * and read as absent; so is a session whose identity or auth policy no longer exists.
  * `defer` receives the (rare) writes so the runtime can run them after the response.
  */
-export async function loadSession(deps: Deps, token: string, defer: (write: Promise<unknown>) => void): Promise<RequestSession | undefined> {
+export async function loadSession(deps: Deps, token: string, defer: (write: Promise<unknown>) => void, rider?: SessionRider<unknown>): Promise<RequestSession | undefined> {
   // A value that is not a UUID cannot be a token: skip the read entirely.
   if (!isUuid(token)) return undefined;
   const tokenHash = await hashSessionToken(token);
   // A replica may not have the session yet (login answered by the primary a moment ago): ask the primary.
-  const row = (await findSessionByTokenHash(deps.db, tokenHash)) ?? (deps.primaryDb ? await findSessionByTokenHash(deps.primaryDb, tokenHash) : undefined);
+  const row = (await findSessionByTokenHash(deps.db, tokenHash, rider)) ?? (deps.primaryDb ? await findSessionByTokenHash(deps.primaryDb, tokenHash, rider) : undefined);
   if (!row || !row.authPolicy?.id) return undefined;
   const now = deps.now();
   const timeoutSeconds = deps.config.sessionTimeoutSeconds;
@@ -96,6 +98,7 @@ export async function loadSession(deps: Deps, token: string, defer: (write: Prom
     fullyAuthenticated,
     isAdmin: fullyAuthenticated && (identity.isAdmin || identity.isDefaultAdmin),
     expiresAt: lastActivityAt + timeoutSeconds * 1000,
+    ridden: row.ridden,
   };
 }
 

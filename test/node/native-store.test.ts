@@ -112,6 +112,24 @@ describe('the embedded store on the native driver', () => {
     expect(f.store.native!.cachedStatements()).toBe(before);
   });
 
+  it('answers GET /current-identity from the session check alone, its rider read in the same statement', async () => {
+    const token = await f.client.login();
+    await f.client.get(`${CLIENT}/current-identity`, token);
+    f.statements.length = 0;
+    const reply = await f.client.get(`${MGMT}/current-identity`, token);
+    expect(reply.status).toBe(200);
+    expect(f.statements).toHaveLength(1);
+    expect(f.statements[0]).toMatch(/"api_sessions"\."token_hash" = \?/);
+    const [admin] = await f.deps.db.select().from(identities).where(eq(identities.isDefaultAdmin, true));
+    expect(reply.body.data).toMatchObject({ id: admin.id, name: admin.name, isAdmin: true, isDefaultAdmin: true, hasApiSession: true, isMfaEnabled: false });
+    expect(reply.body.data.authenticators.updb.username).toBe(ADMIN_USERNAME);
+    // Every other authenticated operation keeps the narrow session check, without the rider's columns.
+    f.statements.length = 0;
+    await f.client.get(`${CLIENT}/current-api-session`, token);
+    expect(f.statements).toHaveLength(1);
+    expect(f.statements[0]).not.toMatch(/json_group_array/);
+  });
+
   it('reports every statement of a batch to the query logger', async () => {
     f.statements.length = 0;
     await f.client.login();

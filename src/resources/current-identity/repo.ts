@@ -5,21 +5,23 @@ import { atomic, preparedPer, type Db } from '../../db/client.js';
 import { authenticators, edgeRouters, identities, mfas } from '../../db/schema/index.js';
 import { reachable } from '../../policy/repo.js';
 import type { AuthenticatorRow } from '../authenticators/entity.js';
+import type { SessionRider } from '../../auth/session-repo.js';
+import type { IdentityRow } from '../../db/schema/rows.js';
+
+/** Over the caller's `identities` row: whether it has verified MFA, and its authenticators as one JSON array. */
+const isMfaEnabled = sql<number>`EXISTS (SELECT 1 FROM ${mfas} AS m WHERE m.identity_id = "identities"."id" AND m.is_verified = 1)`;
+// One row whatever the number of authenticators: a single-row read is the driver's cheap path.
+const authenticatorList = sql<string>`(SELECT json_group_array(json_array(a.id, a.method, a.username, a.cert_fingerprint)) FROM ${authenticators} AS a WHERE a.identity_id = "identities"."id")`;
 
 function prepareIdentityRead(db: Db) {
   return db
-    .select({
-      identity: identities,
-      isMfaEnabled: sql<number>`EXISTS (SELECT 1 FROM ${mfas} AS m WHERE m.identity_id = "identities"."id" AND m.is_verified = 1)`,
-      // One row whatever the number of authenticators: a single-row read is the driver's cheap path.
-      authenticators: sql<string>`(SELECT json_group_array(json_array(a.id, a.method, a.username, a.cert_fingerprint)) FROM ${authenticators} AS a WHERE a.identity_id = "identities"."id")`,
-    })
+    .select({ identity: identities, isMfaEnabled, authenticators: authenticatorList })
     .from(identities)
     .where(eq(identities.id, sql.placeholder('id')))
     .prepare();
 }
 
-/** `GET /current-identity` is a hot path: its query is prepared once per database handle. */
+/** Read on its own when the session check did not carry `identityRider` (an OIDC access token has no session read). */
 const identityRead = preparedPer(prepareIdentityRead);
 
 export interface AuthenticatorSummary {
@@ -29,13 +31,30 @@ export interface AuthenticatorSummary {
   fingerprint: string | null;
 }
 
+export interface IdentityWithAuthenticators {
+  identity: IdentityRow;
+  isMfaEnabled: boolean;
+  authenticators: AuthenticatorSummary[];
+}
+
+function withAuthenticators(identity: IdentityRow, mfa: unknown, listed: string): IdentityWithAuthenticators {
+  const summaries = (JSON.parse(listed) as [string, string, string | null, string | null][]).map(([id, method, username, fingerprint]) => ({ id, method, username, fingerprint }));
+  return { identity, isMfaEnabled: Boolean(mfa), authenticators: summaries };
+}
+
+/**
+ * `GET /current-identity` rides on the session check (`SessionRider`): the identity row and its
+ * authenticators come with the session, in its statement, and the operation reads nothing more.
+ */
+export const identityRider: SessionRider<IdentityWithAuthenticators> = {
+  selection: { currentIdentity: identities, currentIdentityMfa: isMfaEnabled, currentIdentityAuthenticators: authenticatorList },
+  value: (row) => withAuthenticators(row.currentIdentity as IdentityRow, row.currentIdentityMfa, row.currentIdentityAuthenticators as string),
+};
+
 /** The identity row with its authenticators' summary fields, in one single-row read. */
-export async function identityWithAuthenticators(db: Db, identityId: string) {
+export async function identityWithAuthenticators(db: Db, identityId: string): Promise<IdentityWithAuthenticators | undefined> {
   const row = await identityRead(db).get({ id: identityId });
-  if (!row) return undefined;
-  const listed = JSON.parse(row.authenticators) as [string, string, string | null, string | null][];
-  const summaries: AuthenticatorSummary[] = listed.map(([id, method, username, fingerprint]) => ({ id, method, username, fingerprint }));
-  return { identity: row.identity, isMfaEnabled: Boolean(row.isMfaEnabled), authenticators: summaries };
+  return row ? withAuthenticators(row.identity, row.isMfaEnabled, row.authenticators) : undefined;
 }
 
 export async function listIdentityAuthenticators(db: Db, identityId: string, q: ResolvedListQuery) {

@@ -2,6 +2,7 @@ import { countPasswordFailure } from '../../auth/lockout.js';
 import { hashPassword, verifyPassword } from '../../auth/password.js';
 import { passwordPolicyError } from '../../auth/password-policy.js';
 import { findAuthPolicy, resetFailures } from '../../auth/repo.js';
+import { riddenValue } from '../../auth/session-repo.js';
 import { authGuards } from '../../auth/rate-limit.js';
 import { ApiError, fieldError, notFound } from '../../errors.js';
 import { listMeta, resolveListQuery, type ListQueryParams } from '../../crud/list-query.js';
@@ -12,11 +13,14 @@ import { assertUsername } from '../../lib/limits.js';
 import { authenticatorFields } from '../authenticators/entity.js';
 import { renderIdentity, type IdentityExtras } from '../identities/mapper.js';
 import { renderOwnAuthenticator } from './mapper.js';
-import { findIdentityAuthenticator, identityWithAuthenticators, listIdentityAuthenticators, saveAuthenticator, usernameTaken, type AuthenticatorChanges } from './repo.js';
+import { findIdentityAuthenticator, identityRider, identityWithAuthenticators, listIdentityAuthenticators, saveAuthenticator, usernameTaken, type AuthenticatorChanges } from './repo.js';
 
-/** `GET /current-identity`: one read for the identity row and its authenticators (the policy name came with the session). */
+/**
+ * `GET /current-identity`: the identity row and its authenticators came with the session check
+ * (`identityRider`), as did the policy name; an access token's caller has them read here.
+ */
 export async function currentIdentity(deps: Deps, caller: RequestSession) {
-  const found = await identityWithAuthenticators(deps.db, caller.identity.id);
+  const found = riddenValue(caller.ridden, identityRider) ?? (await identityWithAuthenticators(deps.db, caller.identity.id));
   // Deleted between the session read and this one.
   if (!found) throw new ApiError('UNAUTHORIZED');
   const summary: IdentityExtras['authenticators'] = {};
@@ -36,6 +40,8 @@ export async function currentIdentity(deps: Deps, caller: RequestSession) {
   };
   return renderIdentity(found.identity, extras, deps.now());
 }
+
+export { identityRider };
 
 export async function listOwnAuthenticators(deps: Deps, caller: RequestSession, query: ListQueryParams) {
   const q = resolveListQuery(query, authenticatorFields);

@@ -99,19 +99,26 @@ async function measure(name: string, fetch: Fetch, requests: RequestSpec[]): Pro
     const started = performance.now();
     let bytes = 0;
     let failed = '';
+    const walls: number[] = [];
     for (let i = 0; i < perRound && !failed; i++) {
+      const sent = performance.now();
       const r = requests[i % requests.length];
       const headers: Record<string, string> = { ...(r.headers ?? {}) };
       if (r.body && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
       const bindings = r.tls ? { incoming: { socket: await peerSocket(r.tls) } } : {};
       const res = await fetch(new Request(`https://localhost${r.path}`, { method: r.method, headers, body: r.body }), bindings);
       const text = await res.text();
+      walls.push(performance.now() - sent);
       bytes = text.length;
       if (res.status >= 300) failed = `${res.status} ${text.slice(0, 200)}`;
     }
     const used = process.cpuUsage(cpu);
     if (failed) console.log(`${name}: ${failed}`);
-    else console.log(`${name} (${round}): ${((used.user + used.system) / perRound).toFixed(0)} µs CPU, ${(((performance.now() - started) * 1000) / perRound).toFixed(0)} µs wall per request, ${bytes} bytes`);
+    else {
+      walls.sort((a, b) => a - b);
+      const at = (p: number) => (walls[Math.min(walls.length - 1, Math.floor(p * walls.length))] * 1000).toFixed(0);
+      console.log(`${name} (${round}): ${((used.user + used.system) / perRound).toFixed(0)} µs CPU, ${(((performance.now() - started) * 1000) / perRound).toFixed(0)} µs wall per request (p50 ${at(0.5)}, p95 ${at(0.95)}, p99 ${at(0.99)}), ${bytes} bytes`);
+    }
   }
 }
 

@@ -105,12 +105,36 @@ function spliced({ out, met }: { out: string; met: Marked[] }): string {
 export function serialise(value: unknown): string | Uint8Array {
   const { out, met } = withMarkers(value);
   if (met.length === 0) return out;
+  // Written straight into one buffer: the text between markers encoded in place, each marked value's
+  // bytes (encoded once) copied in. Sized for all-ASCII text, which JSON of this answer nearly always is;
+  // text with wider characters goes through the chunked path instead.
+  let size = out.length;
+  eachPiece(out, met, () => {}, (m) => (size += (m.bytes ??= utf8.encode(m.text)).length));
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  let fits = true;
+  eachPiece(
+    out,
+    met,
+    (t) => {
+      if (!fits) return;
+      const { read, written } = utf8.encodeInto(t, bytes.subarray(at));
+      fits = read === t.length;
+      at += written;
+    },
+    (m) => {
+      if (!fits) return;
+      bytes.set(m.bytes!, at);
+      at += m.bytes!.length;
+    },
+  );
+  if (fits) return at === size ? bytes : bytes.subarray(0, at);
   const chunks: Uint8Array[] = [];
-  let size = 0;
-  const add = (bytes: Uint8Array) => {
-    chunks.push(bytes);
-    size += bytes.length;
+  let total = 0;
+  const add = (b: Uint8Array) => {
+    chunks.push(b);
+    total += b.length;
   };
-  eachPiece(out, met, (t) => add(utf8.encode(t)), (m) => add((m.bytes ??= utf8.encode(m.text))));
-  return joinBytes(chunks, size);
+  eachPiece(out, met, (t) => add(utf8.encode(t)), (m) => add(m.bytes!));
+  return joinBytes(chunks, total);
 }

@@ -30,6 +30,17 @@ describe('serialise', () => {
     expect(text(serialise({ list, again: list }))).toBe('{"list":[{"a":1},{"b":[2,3]}],"again":[{"a":1},{"b":[2,3]}]}');
   });
 
+  it('writes ASCII text into one buffer and wider text (names, config data) through the chunked path, the same bytes', () => {
+    const list = serialisedOnce([{ q: 'é' }]);
+    for (const name of ['plain', 'naïve ✓ 名前', '\u2028']) {
+      const page = { data: [{ name, list }, { name: `${name}-2`, list }], meta: {} };
+      const body = serialise(page);
+      expect(body).toBeInstanceOf(Uint8Array);
+      expect(text(body)).toBe(JSON.stringify(plain(page)));
+      expect((body as Uint8Array).byteLength).toBe(new TextEncoder().encode(JSON.stringify(plain(page))).byteLength);
+    }
+  });
+
   it('leaves stored strings that look like markers alone (they cannot know the nonce)', () => {
     const list = serialisedOnce(['real']);
     const forged = ['\uE0000', '\uE000deadbeefdeadbeef0', '"\uE000'];

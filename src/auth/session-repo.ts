@@ -6,6 +6,7 @@ import { and, eq, getTableColumns, lt, sql, type Column, type SQL } from 'drizzl
 import type { SelectedFields, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { preparedPer, type Db } from '../db/client.js';
 import { flatSelection } from '../db/list-page.js';
+import { extend } from '../lib/objects.js';
 import { apiSessions, authPolicies, identities } from '../db/schema/index.js';
 import type { ApiSessionRow, AuthPolicyRow, IdentityRow } from '../db/schema/rows.js';
 
@@ -46,7 +47,12 @@ export type SessionPolicy = Pick<AuthPolicyRow, keyof typeof sessionPolicyColumn
 export interface SessionRider<T> {
   /** Keys of the selection; prefixed by the rider's owner, so they never meet the session's own groups. */
   selection: Record<string, Column | SQL | SQLiteTable | Record<string, Column | SQL>>;
-  value(row: Record<string, unknown>): T;
+  /**
+   * The values of the selection's placeholders besides `tokenHash`, from the request's parsed body; the
+   * session is read without the rider when there is none to give (a body the operation will refuse).
+   */
+  params?(body: unknown): Record<string, unknown> | undefined;
+  value(row: Record<string, unknown>, params: Record<string, unknown>): T;
 }
 
 /** A rider's value as a request carries it: which rider made it, so only that rider's owner reads it. */
@@ -96,18 +102,18 @@ const riderLookups = new Map<SessionRider<unknown>, ReturnType<typeof lookupWith
  * given. Read as one value array and mapped by the selection's own decoders: drizzle's nested row
  * mapping cost ~4 % of a request.
  */
-export async function findSessionByTokenHash(db: Db, tokenHash: string, rider?: SessionRider<unknown>): Promise<SessionLookupRow | undefined> {
+export async function findSessionByTokenHash(db: Db, tokenHash: string, rider?: SessionRider<unknown>, params: Record<string, unknown> = {}): Promise<SessionLookupRow | undefined> {
   let lookup = plainLookup;
   if (rider) {
     let kept = riderLookups.get(rider);
     if (!kept) riderLookups.set(rider, (kept = lookupWith(rider)));
     lookup = kept;
   }
-  const values = (await lookup.prepared(db).values({ tokenHash })) as unknown[][];
+  const values = (await lookup.prepared(db).values(rider ? extend(params, { tokenHash }) : { tokenHash })) as unknown[][];
   if (values.length === 0) return undefined;
   const row = lookup.selection.map(values[0]);
   const found = row as unknown as SessionLookupRow;
-  if (rider) found.ridden = { rider, value: rider.value(row) };
+  if (rider) found.ridden = { rider, value: rider.value(row, params) };
   return found;
 }
 

@@ -112,13 +112,38 @@ async function run(
   const deps = await runtime.deps(c.env);
   const defer = (p: Promise<unknown>) => runtime.waitUntil(p.catch((e) => deps.log.error('deferred write failed', { requestId, error: String(e) })), safeExecutionCtx(c));
 
+  const method = op.method;
+  const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
+  const readBody = async (): Promise<{ raw: Uint8Array; parsed: unknown }> => {
+    const raw = await readBodyCapped(c.req.raw);
+    return { raw, parsed: bodySpec ? parseBody(op, bodySpec, raw, c.req.header('content-type')) : undefined };
+  };
+  // A rider that reads with the body's values gets them before the session check; a body the operation
+  // refuses is refused after it, as any other (401 before 400).
+  let early: { raw: Uint8Array; parsed: unknown } | undefined;
+  let earlyError: unknown;
+  let riderParams: Record<string, unknown> | undefined;
+  let sessionRider = rider;
+  if (rider?.params) {
+    sessionRider = undefined;
+    if (hasBody && access !== 'anonymous' && c.req.header('zt-session')) {
+      try {
+        early = await readBody();
+        riderParams = rider.params(early.parsed);
+        if (riderParams) sessionRider = rider;
+      } catch (e) {
+        earlyError = e;
+      }
+    }
+  }
+
   let session: RequestSession | undefined;
   let address: string | undefined;
   const callerAddress = () => (address ??= clientAddress(c, deps.config.trustedProxies));
   if (access !== 'anonymous') {
     const token = c.req.header('zt-session');
     if (token) {
-      session = await loadSession(deps, token, defer, rider);
+      session = await loadSession(deps, token, defer, sessionRider, riderParams);
       if (!session) throw new ApiError('UNAUTHORIZED');
       session = await withSecondaryExtJwt(deps, session, bearerCandidates(c.req.header('authorization')), requestId);
     } else {
@@ -137,11 +162,9 @@ async function run(
 
   let body: unknown;
   let rawBody: Uint8Array = EMPTY;
-  const method = op.method;
-  if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') {
-    rawBody = await readBodyCapped(c.req.raw);
-    if (bodySpec) body = parseBody(op, bodySpec, rawBody, c.req.header('content-type'));
-  }
+  if (earlyError !== undefined) throw earlyError;
+  if (early) ({ raw: rawBody, parsed: body } = early);
+  else if (hasBody) ({ raw: rawBody, parsed: body } = await readBody());
 
   // Input is validated even for operations not implemented yet, so bad input is always a 4xx.
   if (!handler) throw new ApiError('NOT_IMPLEMENTED', { code: 'NOT_IMPLEMENTED', message: `operation ${op.operationId} is not implemented` });

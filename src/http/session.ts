@@ -49,12 +49,12 @@ export const ACTIVITY_WRITE_INTERVAL_MS = 60_000;
  * and read as absent; so is a session whose identity or auth policy no longer exists.
  * `defer` receives the (rare) writes so the runtime can run them after the response.
  */
-export async function loadSession(deps: Deps, token: string, defer: (write: Promise<unknown>) => void, rider?: SessionRider<unknown>): Promise<RequestSession | undefined> {
+export async function loadSession(deps: Deps, token: string, defer: (write: Promise<unknown>) => void, rider?: SessionRider<unknown>, riderParams?: Record<string, unknown>): Promise<RequestSession | undefined> {
   // A value that is not a UUID cannot be a token: skip the read entirely.
   if (!isUuid(token)) return undefined;
   const tokenHash = await hashSessionToken(token);
   // A replica may not have the session yet (login answered by the primary a moment ago): ask the primary.
-  const row = (await findSessionByTokenHash(deps.db, tokenHash, rider)) ?? (deps.primaryDb ? await findSessionByTokenHash(deps.primaryDb, tokenHash, rider) : undefined);
+  const row = (await findSessionByTokenHash(deps.db, tokenHash, rider, riderParams)) ?? (deps.primaryDb ? await findSessionByTokenHash(deps.primaryDb, tokenHash, rider, riderParams) : undefined);
   if (!row || !row.authPolicy?.id) return undefined;
   const now = deps.now();
   const timeoutSeconds = deps.config.sessionTimeoutSeconds;

@@ -91,7 +91,7 @@ export function postureInputsOf(rows: readonly unknown[][]): PostureInputs {
  * (a sub-query of policy ids), then the identity's responses, then the API session's `SESSION` row. Every
  * value is plain text or a number (`|| ''` drops the JSON subtype), so the rows can travel as JSON too.
  */
-function postureInputsUnion(policyIds: SQL, identityId: Placeholder, apiSessionId: Placeholder): SQL {
+function postureInputsUnion(policyIds: SQL, identityId: Placeholder | SQL, apiSessionId: Placeholder | SQL): SQL {
   const checkColumns = sql.join(
     CHECK_COLUMNS.map(([, column], i) => sql`${q(column)} AS ${sql.raw(`c${i}`)}`),
     sql`, `,
@@ -128,7 +128,7 @@ const postureInputsQuery = preparedPer((db) => {
  * reads them), NULL when no posture check exists at all. `POST /sessions` reads it inside its probe, so
  * a create under posture checks is still one read before its insert.
  */
-export function postureInputsColumn(policyIds: SQL, identityId: Placeholder, apiSessionId: Placeholder): SQL<string | null> {
+export function postureInputsColumn(policyIds: SQL, identityId: Placeholder | SQL, apiSessionId: Placeholder | SQL): SQL<string | null> {
   const union = postureInputsUnion(policyIds, identityId, apiSessionId);
   const row = sql.join(
     UNION_COLUMNS.map((n) => sql.raw(`zr.${n}`)),

@@ -1,8 +1,9 @@
 /**
  * `POST /sessions` runs at most three statements with one write (issue target; ADR 0009, "Cost"), also
- * where posture checks exist: the probe reads what posture evaluation needs, so a new session is the
- * probe and the insert, a re-create the probe alone, and a refusal for posture the probe and the
- * failed-request record.
+ * where posture checks exist: the probe reads what posture evaluation needs and rides on the session
+ * check (`probeRider`), so a new session is that one read and the insert, a re-create the read alone, and
+ * a refusal for posture the read and the failed-request record. A body the rider cannot use (no
+ * `serviceId`) is refused after the session check, as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT, MGMT } from '../helpers/client.js';
@@ -44,7 +45,9 @@ describe('POST /sessions under posture checks', () => {
     single.length = 0;
     batches = 0;
     const reply = await t.client.request(`${CLIENT}/sessions`, { token, body: { serviceId, type: 'Dial' } });
-    // The session check is the first statement of every authenticated request.
+    // The session check is the first statement of every authenticated request; the probe rides on it.
+    expect(single[0]).toMatch(/"api_sessions"\."token_hash" = \?/);
+    expect(single[0]).toMatch(/json_group_array\(json_array\(zg\.policy_id/);
     return { reply, statements: single.length - 1, batches };
   }
 
@@ -64,14 +67,14 @@ describe('POST /sessions under posture checks', () => {
     expect(refused.reply.status).toBe(409);
     expect(refused.reply.body.error.code).toBe('INVALID_POSTURE');
     expect(Object.keys(refused.reply.body.error.cause.data)).toEqual([failing]);
-    expect(refused.statements).toBe(1);
+    expect(refused.statements).toBe(0);
     expect(refused.batches).toBe(1);
 
     // A second policy without checks grants it too: created, with the passing policy alone recorded.
     const passing = await created('service-policies', { name: unique('sp'), type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${identityId}`], serviceRoles: [`@${serviceId}`] });
     const first = await measured(token, serviceId);
     expect(first.reply.status).toBe(201);
-    expect(first.statements).toBe(2);
+    expect(first.statements).toBe(1);
     expect(first.batches).toBe(0);
     const detail = await t.client.get(`${MGMT}/sessions/${first.reply.body.data.id}`, admin);
     expect(detail.body.data.servicePolicies.map((p: { id: string }) => p.id)).toEqual([passing]);
@@ -79,6 +82,18 @@ describe('POST /sessions under posture checks', () => {
     const again = await measured(token, serviceId);
     expect(again.reply.status).toBe(201);
     expect(again.reply.body.data.id).toBe(first.reply.body.data.id);
-    expect(again.statements).toBe(1);
+    expect(again.statements).toBe(0);
+
+    // Another type than the body's default, and a body without a service: the same answers as without a rider.
+    const bind = await t.client.request(`${CLIENT}/sessions`, { token, body: { serviceId, type: 'Bind' } });
+    expect(bind.status).toBe(400);
+    const missing = await t.client.request(`${CLIENT}/sessions`, { token, body: { type: 'Dial' } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.cause.field).toBe('serviceId');
+    // Anonymous with a bad body: 401 first, whatever the body.
+    const anonymous = await t.client.request(`${CLIENT}/sessions`, { body: { type: 'Sideways' } });
+    expect(anonymous.status).toBe(401);
+    const badToken = await t.client.request(`${CLIENT}/sessions`, { token: crypto.randomUUID(), body: '{not json' });
+    expect(badToken.status).toBe(401);
   });
 });

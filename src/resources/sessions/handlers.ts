@@ -3,7 +3,7 @@ import type { SessionManagementDetail } from '../../generated/management-types.j
 import type { RequestSession } from '../../http/session.js';
 import { createSession, deleteSession, detailSession, listSessions, sessionRoutePath, type SessionCaller } from './service.js';
 
-const asCaller = (caller: RequestSession): SessionCaller => ({ identityId: caller.identity.id, apiSessionId: caller.apiSession.id, isAdmin: caller.isAdmin, bearer: caller.oidc !== undefined });
+const asCaller = (caller: RequestSession): SessionCaller => ({ identityId: caller.identity.id, apiSessionId: caller.apiSession.id, isAdmin: caller.isAdmin, bearer: caller.oidc !== undefined, ridden: caller.ridden });
 
 /** The granting `servicePolicies` are the management detail's; the client's session detail has none. */
 const forApi = (api: string) => (s: SessionManagementDetail) => {

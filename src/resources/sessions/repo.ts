@@ -3,6 +3,7 @@ import { qualified as q } from '../../crud/repo.js';
 import { preparedPer, selectRows, type Db } from '../../db/client.js';
 import { postureChecksExistSql, postureInputsColumn } from '../../posture/repo.js';
 import { apiSessions, edgeRouters, policyLinks, servicePolicies, services, sessions } from '../../db/schema/index.js';
+import type { SessionRider } from '../../auth/session-repo.js';
 
 /** At most this many edge routers per session, ordered by id (none is ever connected here, §6.2). */
 const SESSION_ROUTERS = 25;
@@ -20,7 +21,7 @@ const routerItems = (routers: SQL) =>
  * id order, each walking its own links of each kind (one index range; the `+` keeps it a range) against
  * those lists, until 25 pass. Probing the link index per policy and router touched far more pages.
  */
-export function sessionRouters(identityId: string | Placeholder, serviceId: string | Placeholder): SQL<string | null> {
+export function sessionRouters(identityId: string | Placeholder | SQL, serviceId: string | Placeholder): SQL<string | null> {
   return routerItems(sql`SELECT zr.id, zr.name, zr.cost, zr.no_traversal, zr.disabled, zr.app_data FROM ${edgeRouters} AS zr
       WHERE EXISTS (SELECT 1 FROM ${policyLinks} AS yb WHERE yb.entity_id = zr.id AND yb.role = 'router' AND yb.policy_type = 'erp'
           AND +yb.policy_id IN (SELECT ya.policy_id FROM ${policyLinks} AS ya WHERE ya.entity_id = ${identityId} AND ya.role = 'identity' AND ya.policy_type = 'erp'))
@@ -54,6 +55,7 @@ export function sessionExtras() {
 const identityId = sql.placeholder('identityId');
 const apiSessionId = sql.placeholder('apiSessionId');
 const serviceId = sql.placeholder('serviceId');
+const sessionType = sql.placeholder('type');
 
 /**
  * The service policies granting the service to the identity, as a JSON array of `[policyId, 'dial' |
@@ -61,32 +63,41 @@ const serviceId = sql.placeholder('serviceId');
  * ranges of one index, sorted by policy id, so they are intersected by merging them (whichever is
  * longer costs a sequential walk, never a probe per row).
  */
-const grantsWithNames = sql<string | null>`(SELECT json_group_array(json_array(zg.policy_id, zg.policy_type, zp.name))
-  FROM (SELECT zi.policy_type, zi.policy_id FROM ${policyLinks} AS zi WHERE zi.entity_id = ${identityId} AND zi.role = 'identity' AND zi.policy_type IN ('bind', 'dial')
+const grantsWithNames = (identity: SQL) => sql<string | null>`(SELECT json_group_array(json_array(zg.policy_id, zg.policy_type, zp.name))
+  FROM (SELECT zi.policy_type, zi.policy_id FROM ${policyLinks} AS zi WHERE zi.entity_id = ${identity} AND zi.role = 'identity' AND zi.policy_type IN ('bind', 'dial')
     INTERSECT SELECT zv.policy_type, zv.policy_id FROM ${policyLinks} AS zv WHERE zv.entity_id = ${serviceId} AND zv.role = 'service' AND zv.policy_type IN ('bind', 'dial')
     ORDER BY 1, 2) AS zg
   LEFT JOIN ${servicePolicies} AS zp ON zp.id = zg.policy_id)`;
 
 /** The ids of the Dial and Bind policies granting the service to the identity (the merge `grantsWithNames` makes). */
-const grantingPolicyIds = sql`SELECT zi.policy_id FROM ${policyLinks} AS zi WHERE zi.entity_id = ${identityId} AND zi.role = 'identity' AND zi.policy_type IN ('bind', 'dial')
+const grantingPolicyIds = (identity: SQL) => sql`SELECT zi.policy_id FROM ${policyLinks} AS zi WHERE zi.entity_id = ${identity} AND zi.role = 'identity' AND zi.policy_type IN ('bind', 'dial')
     INTERSECT SELECT zv.policy_id FROM ${policyLinks} AS zv WHERE zv.entity_id = ${serviceId} AND zv.role = 'service' AND zv.policy_type IN ('bind', 'dial')`;
+
+/**
+ * What `POST /sessions` decides on besides the service's name, for the identity and API session given as
+ * SQL values (bound ids, or the session lookup's own row): the policies granting the service (with their
+ * names), the routers the session would get, whether posture checks exist, what evaluating them reads,
+ * and the session this API session already has for the service and type.
+ */
+function probeColumns(identity: SQL, apiSession: SQL) {
+  return {
+    grants: grantsWithNames(identity),
+    routers: sessionRouters(identity, serviceId),
+    // Whether posture applies at all (§6.1 step 3 is skipped when no posture check exists).
+    postureChecks: postureChecksExistSql,
+    // What evaluating it reads, for the policies granting the service to the identity: the create
+    // stays one read before its insert (§6.1 step 3). NULL when no posture check exists, and for a
+    // re-create, which answers with the existing session before any posture step.
+    postureInputs: sql<string | null>`CASE WHEN NOT EXISTS (SELECT 1 FROM ${sessions} AS zs WHERE zs.api_session_id = ${apiSession} AND zs.service_id = ${serviceId} AND zs.type = ${sessionType})
+      THEN ${postureInputsColumn(grantingPolicyIds(identity), identity, apiSession)} END`,
+    existing: sql<string | null>`(SELECT json_object('id', zs.id, 'createdAt', zs.created_at, 'tags', zs.tags)
+      FROM ${sessions} AS zs WHERE zs.api_session_id = ${apiSession} AND zs.service_id = ${serviceId} AND zs.type = ${sessionType})`,
+  };
+}
 
 const probeQuery = preparedPer((db) =>
   db
-    .select({
-      name: services.name,
-      grants: grantsWithNames,
-      routers: sessionRouters(identityId, serviceId),
-      // Whether posture applies at all (§6.1 step 3 is skipped when no posture check exists).
-      postureChecks: postureChecksExistSql,
-      // What evaluating it reads, for the policies granting the service to the identity: the create
-      // stays one read before its insert (§6.1 step 3). NULL when no posture check exists, and for a
-      // re-create, which answers with the existing session before any posture step.
-      postureInputs: sql<string | null>`CASE WHEN NOT EXISTS (SELECT 1 FROM ${sessions} AS zs WHERE zs.api_session_id = ${apiSessionId} AND zs.service_id = ${serviceId} AND zs.type = ${sql.placeholder('type')})
-        THEN ${postureInputsColumn(grantingPolicyIds, identityId, apiSessionId)} END`,
-      existing: sql<string | null>`(SELECT json_object('id', zs.id, 'createdAt', zs.created_at, 'tags', zs.tags)
-        FROM ${sessions} AS zs WHERE zs.api_session_id = ${apiSessionId} AND zs.service_id = ${serviceId} AND zs.type = ${sql.placeholder('type')})`,
-    })
+    .select({ name: services.name, ...probeColumns(sql`${identityId}`, sql`${apiSessionId}`) })
     .from(services)
     .where(eq(services.id, serviceId))
     .limit(1)
@@ -100,14 +111,73 @@ export interface ExistingSession {
   tags: string;
 }
 
+export interface SessionProbe {
+  name: string;
+  grants: string | null;
+  routers: string | null;
+  postureChecks: number;
+  postureInputs: string | null;
+  existing: string | null;
+}
+
 /**
  * Everything `POST /sessions` decides on, in one prepared read: the service, the policies granting it
  * to the identity (with their names), the routers the session would get, whether posture checks exist,
  * and the session this API session already has for it. Undefined when the service does not exist.
  */
-export async function sessionProbe(db: Db, ids: { identityId: string; apiSessionId: string; serviceId: string; type: 'Dial' | 'Bind' }) {
+export async function sessionProbe(db: Db, ids: { identityId: string; apiSessionId: string; serviceId: string; type: 'Dial' | 'Bind' }): Promise<SessionProbe | undefined> {
   return probeQuery(db).get(ids);
 }
+
+/** The probe as the session check reads it (`probeRider`): for this service and type; undefined when the service does not exist. */
+export interface RiddenProbe {
+  serviceId: string;
+  type: 'Dial' | 'Bind';
+  probe: SessionProbe | undefined;
+}
+
+// In the session lookup the caller's ids are columns of its own row: the probe's sub-queries refer to them
+// through the token hash, uncorrelated, so SQLite evaluates each once per statement (a correlated reference
+// would be evaluated again for every edge router the router walk visits).
+const byToken = (column: 'id' | 'identity_id') => sql`(SELECT zt.${sql.raw(column)} FROM ${apiSessions} AS zt WHERE zt.token_hash = ${sql.placeholder('tokenHash')})`;
+const riddenColumns = probeColumns(byToken('identity_id'), byToken('id'));
+
+/**
+ * `POST /sessions` rides on the session check (`SessionRider`): the probe is read in the session lookup's
+ * statement, for the service and type of the request's body, so a create is one read before its insert
+ * and a re-create one read in all (each a round trip on D1).
+ */
+export const probeRider: SessionRider<RiddenProbe> = {
+  selection: {
+    probeName: sql<string | null>`(SELECT ${q(services.name)} FROM ${services} WHERE ${q(services.id)} = ${serviceId})`,
+    probeGrants: riddenColumns.grants,
+    probeRouters: riddenColumns.routers,
+    probePostureChecks: riddenColumns.postureChecks,
+    probePostureInputs: riddenColumns.postureInputs,
+    probeExisting: riddenColumns.existing,
+  },
+  params(body) {
+    const b = (body ?? {}) as { serviceId?: unknown; type?: unknown };
+    const type = b.type ?? 'Dial';
+    if (typeof b.serviceId !== 'string' || b.serviceId === '' || (type !== 'Dial' && type !== 'Bind')) return undefined;
+    return { serviceId: b.serviceId, type };
+  },
+  value(row, params) {
+    const name = row.probeName as string | null;
+    const probe: SessionProbe | undefined =
+      name === null
+        ? undefined
+        : {
+            name,
+            grants: row.probeGrants as string | null,
+            routers: row.probeRouters as string | null,
+            postureChecks: Number(row.probePostureChecks),
+            postureInputs: row.probePostureInputs as string | null,
+            existing: row.probeExisting as string | null,
+          };
+    return { serviceId: params.serviceId as string, type: params.type as 'Dial' | 'Bind', probe };
+  },
+};
 
 const insertQuery = preparedPer((db) =>
   db

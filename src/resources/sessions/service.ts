@@ -19,7 +19,8 @@ import { postureInputsOf } from '../../posture/repo.js';
 import { serviceService, type ServiceCaller } from '../services/service.js';
 import { sessionEntity, type SessionRow } from './entity.js';
 import { renderClientSession, renderCommonRouter, renderSession, type RouterColumns } from './mapper.js';
-import { deleteSessionRow, deleteSessionStatement, insertSession, routersFor, sessionExtras, sessionProbe, sessionsOfApiSession, visibleTo, type ExistingSession } from './repo.js';
+import { deleteSessionRow, deleteSessionStatement, insertSession, probeRider, routersFor, sessionExtras, sessionProbe, sessionsOfApiSession, visibleTo, type ExistingSession } from './repo.js';
+import { riddenValue, type RiddenValue } from '../../auth/session-repo.js';
 import { isSessionToken, sessionToken } from './token.js';
 
 /** Who asks: the identity, its API session, and whether it is an admin (then it sees every session). */
@@ -29,6 +30,8 @@ export interface SessionCaller {
   isAdmin: boolean;
   /** Authenticated by an OIDC access token: sessions are signed service-access tokens, not rows. */
   bearer?: boolean;
+  /** What the session check read along (`probeRider` for `POST /sessions`). */
+  ridden?: RiddenValue;
 }
 
 type Selected = { row: SessionRow; serviceName: string | null; routers: string | null; policyNames: string | null };
@@ -42,11 +45,14 @@ function passing(grantIds: readonly string[], posture: ReadonlyMap<string, Polic
   return posture ? grantIds.filter((id) => posture.get(id)?.isPassing) : [...grantIds];
 }
 
+export { probeRider };
+
 /**
  * `POST /sessions` (§6.1): visibility (404), permission (400), posture (409 with a failed-service-request
  * record), a shared edge router (400), then one conditional insert. A second create on the same API
  * session for the same service and type returns the first session; so do concurrent ones (the unique
- * index decides). Statements: the probe and the insert (a re-create: the probe alone); the probe also
+ * index decides). Statements: the probe and the insert (a re-create: the probe alone), the probe riding on the session
+ * check (`probeRider`) when the caller has a `zt-session`; the probe also
  * reads what posture evaluation needs, so posture checks add no statement. The answer is the client's session detail (no `servicePolicies`).
  */
 export async function createSession(deps: Deps, caller: SessionCaller, body: SessionCreate): Promise<SessionDetail> {
@@ -56,7 +62,9 @@ export async function createSession(deps: Deps, caller: SessionCaller, body: Ses
   if (serviceId === '') throw fieldError('serviceId', 'serviceId is required', serviceId);
 
   const ids = { identityId: caller.identityId, apiSessionId: caller.apiSessionId, serviceId, type };
-  const probe = await sessionProbe(deps.db, ids);
+  // Read with the session check when it rode along for this very service and type.
+  const ridden = riddenValue(caller.ridden, probeRider);
+  const probe = ridden !== undefined && ridden.serviceId === serviceId && ridden.type === type ? ridden.probe : await sessionProbe(deps.db, ids);
   const grants = readJson<[string, 'dial' | 'bind', string | null][]>(probe?.grants, []);
   if (!probe || (!caller.isAdmin && grants.length === 0)) throw notFound('service', serviceId);
   const lowerType = type === 'Dial' ? 'dial' : 'bind';

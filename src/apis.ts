@@ -22,6 +22,7 @@ import { servicePolicyHandlers } from './resources/service-policies/handlers.js'
 import { clientServiceHandlers, serviceHandlers } from './resources/services/handlers.js';
 import { clientSessionHandlers, managementSessionHandlers, sessionHandlers } from './resources/sessions/handlers.js';
 import { probeRider } from './resources/sessions/service.js';
+import { servicesRider } from './resources/services/service.js';
 import { terminatorHandlers } from './resources/terminators/handlers.js';
 import { transitRouterHandlers } from './resources/transit-routers/handlers.js';
 import { currentApiSessionClientHandlers, currentApiSessionHandlers } from './resources/current-api-session/handlers.js';
@@ -53,7 +54,7 @@ import { postureResponseHandlers } from './resources/posture-responses/handlers.
  * on D1 instead of two). A misspelt or foreign operation id does not compile.
  */
 const SESSION_RIDERS = { getCurrentIdentity: identityRider } satisfies Partial<Record<keyof SharedOperations, SessionRider<unknown>>>;
-const CLIENT_SESSION_RIDERS = { ...SESSION_RIDERS, createSession: probeRider } satisfies Partial<Record<keyof ClientOperations, SessionRider<unknown>>>;
+const CLIENT_SESSION_RIDERS = { ...SESSION_RIDERS, createSession: probeRider, listServices: servicesRider } satisfies Partial<Record<keyof ClientOperations, SessionRider<unknown>>>;
 
 export const clientApi: ApiDefinition = {
   name: 'client',

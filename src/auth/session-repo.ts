@@ -55,6 +55,16 @@ export interface SessionRider<T> {
   value(row: Record<string, unknown>, params: Record<string, unknown>): T;
 }
 
+/**
+ * The caller's identity id or API session id inside a rider's columns: a lookup by the token hash the
+ * session check binds, uncorrelated, so SQLite evaluates it once per statement (a reference to the
+ * lookup's own row would be correlated, and sub-queries nested in a rider's columns would evaluate it
+ * again for every row they visit).
+ */
+export function callerRef(column: 'identity' | 'apiSession'): SQL {
+  return sql`(SELECT zt.${sql.raw(column === 'identity' ? 'identity_id' : 'id')} FROM ${apiSessions} AS zt WHERE zt.token_hash = ${sql.placeholder('tokenHash')})`;
+}
+
 /** A rider's value as a request carries it: which rider made it, so only that rider's owner reads it. */
 export interface RiddenValue {
   rider: SessionRider<unknown>;

@@ -285,28 +285,51 @@ export async function identityServiceWalk(db: Db, identityId: string, types: rea
   return serviceWalk((await identityServiceAccess(db, identityId, types)).policyCount, undefined, 'count');
 }
 
+/** How many policies of the types an identity holds (at most FEW_POLICIES + 1 counted), and its total cached at the current generation. */
+export interface IdentityServiceAccess {
+  policyCount: number;
+  cachedTotal?: number;
+}
+
+/**
+ * The columns `identityServiceAccess` reads, for the identity given as an SQL value: its own statement's
+ * placeholder, or the session check's caller (`GET /services` rides on it, src/resources/services/repo.ts).
+ */
+export function identityAccessColumns(identityId: SQL, types: readonly LinkType[]) {
+  const key = [...types].sort().join(',');
+  return {
+    n: sql<number>`(SELECT count(*) FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${FEW_POLICIES + 1}))`,
+    cached: sql<number | null>`(SELECT ${q(accessCounts.total)} FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration})`,
+  };
+}
+
+/** `identityAccessColumns`' values as `IdentityServiceAccess`. */
+export function identityAccessOf(n: unknown, cached: unknown): IdentityServiceAccess {
+  return { policyCount: Number(n ?? 0), ...(cached === null || cached === undefined ? {} : { cachedTotal: Number(cached) }) };
+}
+
 /**
  * What an identity's service list needs before its page, in one statement: how many policies of the types
- * it holds (at most FEW_POLICIES + 1 counted) and the exact total when a total cached at the current
- * generation exists (`identityServiceReach` counts and caches it otherwise).
+ * it holds and the exact total when a total cached at the current generation exists (`identityServiceReach`
+ * counts and caches it otherwise).
  */
-export async function identityServiceAccess(db: Db, identityId: string, types: readonly LinkType[]): Promise<{ policyCount: number; cachedTotal?: number }> {
+export async function identityServiceAccess(db: Db, identityId: string, types: readonly LinkType[]): Promise<IdentityServiceAccess> {
   const key = [...types].sort().join(',');
   let byTypes = accessLookups.get(db);
   if (!byTypes) accessLookups.set(db, (byTypes = new Map()));
   let lookup = byTypes.get(key);
   if (!lookup) byTypes.set(key, (lookup = prepareAccessLookup(db, types)));
   const [row] = await lookup.all({ identityId });
-  const cached = row?.cached;
-  return { policyCount: Number(row?.n ?? 0), ...(cached === null || cached === undefined ? {} : { cachedTotal: Number(cached) }) };
+  return identityAccessOf(row?.n, row?.cached);
 }
 
 /**
  * An identity's service total and the walk its page takes: the cached total when there is one, else
- * counted (and cached); no policy means no service, without reading further.
+ * counted (and cached); no policy means no service, without reading further. `known`: the access as
+ * another statement already read it.
  */
-export async function identityServiceReach(db: Db, identityId: string, types: readonly LinkType[]): Promise<{ total: number; walk: ServiceWalk }> {
-  const { policyCount, cachedTotal } = await identityServiceAccess(db, identityId, types);
+export async function identityServiceReach(db: Db, identityId: string, types: readonly LinkType[], known?: IdentityServiceAccess): Promise<{ total: number; walk: ServiceWalk }> {
+  const { policyCount, cachedTotal } = known ?? (await identityServiceAccess(db, identityId, types));
   if (policyCount === 0) return { total: 0, walk: 'none' };
   const total = cachedTotal ?? (await countReachableServices(db, identityId, types, serviceWalk(policyCount, undefined, 'count')));
   return { total, walk: serviceWalk(policyCount, total, 'page') };
@@ -314,17 +337,14 @@ export async function identityServiceReach(db: Db, identityId: string, types: re
 
 /** The statement of `identityServiceAccess`, prepared once per database handle and set of types: it runs before every service page. */
 function prepareAccessLookup(db: Db, types: readonly LinkType[]) {
-  const identityId = sql.placeholder('identityId');
-  const key = [...types].sort().join(',');
-  return db
-    .select({
-      n: sql<number>`(SELECT count(*) FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${FEW_POLICIES + 1}))`,
-      cached: sql<number | null>`(SELECT ${q(accessCounts.total)} FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration})`,
-    })
-    .from(sql`(SELECT 1)`)
-    // One row; LIMIT 1 lets the embedded driver read it without a row iterator.
-    .limit(1)
-    .prepare();
+  return (
+    db
+      .select(identityAccessColumns(sql`${sql.placeholder('identityId')}`, types))
+      .from(sql`(SELECT 1)`)
+      // One row; LIMIT 1 lets the embedded driver read it without a row iterator.
+      .limit(1)
+      .prepare()
+  );
 }
 const accessLookups = new WeakMap<Db, Map<string, ReturnType<typeof prepareAccessLookup>>>();
 

@@ -3,7 +3,8 @@
  * where posture checks exist: the probe reads what posture evaluation needs and rides on the session
  * check (`probeRider`), so a new session is that one read and the insert, a re-create the read alone, and
  * a refusal for posture the read and the failed-request record. A body the rider cannot use (no
- * `serviceId`) is refused after the session check, as before.
+ * `serviceId`) is refused after the session check, as before. The client's `GET /services` rides on the
+ * session check too (`servicesRider`): the session read and the page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT, MGMT } from '../helpers/client.js';
@@ -95,5 +96,26 @@ describe('POST /sessions under posture checks', () => {
     expect(anonymous.status).toBe(401);
     const badToken = await t.client.request(`${CLIENT}/sessions`, { token: crypto.randomUUID(), body: '{not json' });
     expect(badToken.status).toBe(401);
+  });
+
+  it('lists the services of GET /services with the session read and the page alone, posture queries included', async () => {
+    const username = unique('ls');
+    const { identityId } = await storeFixtures(t.deps.db).createUser({ username, password: PASSWORD });
+    const login = await t.client.request(`${CLIENT}/authenticate?method=password`, { body: { username, password: PASSWORD } });
+    const token = login.body.data.token as string;
+    const serviceId = await created('services', { name: unique('svc'), encryptionRequired: true });
+    const checkId = await created('posture-checks', { name: unique('pc'), typeId: 'DOMAIN', domains: ['corp.example'] });
+    const policyId = await created('service-policies', { name: unique('sp'), type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${identityId}`], serviceRoles: [`@${serviceId}`], postureCheckRoles: [`@${checkId}`] });
+    // The first listing counts and keeps the identity's total; the next ones find it kept.
+    expect((await t.client.get(`${CLIENT}/services`, token)).status).toBe(200);
+    single.length = 0;
+    const reply = await t.client.get(`${CLIENT}/services`, token);
+    expect(reply.status).toBe(200);
+    expect(single).toHaveLength(2);
+    expect(single[0]).toMatch(/"api_sessions"\."token_hash" = \?/);
+    expect(reply.body.meta.pagination.totalCount).toBe(1);
+    expect(reply.body.data.map((s: { id: string }) => s.id)).toEqual([serviceId]);
+    expect(reply.body.data[0].permissions).toEqual(['Dial']);
+    expect(reply.body.data[0].postureQueries).toMatchObject([{ policyId, policyType: 'Dial', isPassing: false, postureQueries: [{ id: checkId, queryType: 'DOMAIN', isPassing: false }] }]);
   });
 });

@@ -33,7 +33,7 @@ export const serviceHandlers = handlers<ManagementOperations>()({
 
 /** The caller's view of services (§4.2): config types from the query, else those of the API session (§4.3). */
 export function serviceCaller(caller: RequestSession, configTypes?: readonly string[]): ServiceCaller {
-  return { identityId: caller.identity.id, apiSessionId: caller.apiSession.id, isAdmin: caller.isAdmin, configTypes: configTypes && configTypes.length > 0 ? configTypes : readJson<string[]>(caller.apiSession.configTypes, []) };
+  return { identityId: caller.identity.id, apiSessionId: caller.apiSession.id, isAdmin: caller.isAdmin, configTypes: configTypes && configTypes.length > 0 ? configTypes : readJson<string[]>(caller.apiSession.configTypes, []), ridden: caller.ridden };
 }
 
 /** Client `/services`: what the caller may dial or bind (admins: everything), and the admin writes. */

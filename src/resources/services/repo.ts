@@ -5,8 +5,9 @@ import type { Db } from '../../db/client.js';
 import { flatSelection } from '../../db/list-page.js';
 import type { ServiceRow } from './entity.js';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
-import { postureChecksExistSql } from '../../posture/repo.js';
-import { reachable, type BoundId, type ServiceWalk, type Walk } from '../../policy/repo.js';
+import { postureChecksExistSql, postureInputsColumn } from '../../posture/repo.js';
+import { callerRef, type SessionRider } from '../../auth/session-repo.js';
+import { identityAccessColumns, identityAccessOf, reachable, type BoundId, type IdentityServiceAccess, type ServiceWalk, type Walk } from '../../policy/repo.js';
 import { configs, configTypes, identities, identityServiceConfigs, policyLinks, serviceConfigs, serviceGrantSets, services } from '../../db/schema/index.js';
 
 /**
@@ -136,3 +137,33 @@ export function grantedWhere(identityId: string, types: readonly ('dial' | 'bind
   const granted = reachable('service', 'identity', identityId, types, walk);
   return also ? and(granted, also)! : granted;
 }
+
+/** What the client's `GET /services` reads before its page, read along with the session check (`servicesRider`). */
+export interface RiddenServiceView {
+  /** The caller's Dial/Bind policy count and cached total (`identityServiceAccess`). */
+  access: IdentityServiceAccess;
+  /** The posture inputs of every Dial/Bind policy of the caller (those of a page's are among them); null without posture checks. */
+  postureInputs: string | null;
+}
+
+const callerIdentity = callerRef('identity');
+const riddenAccess = identityAccessColumns(callerIdentity, ['dial', 'bind']);
+
+/**
+ * The client's `GET /services` rides on the session check (`SessionRider`): what its page needs first (the
+ * caller's policy count and cached total) and the posture inputs of the caller's policies come with the
+ * session, so a page is the session read and the page's own statement. Not used for admins, who list
+ * every service (a few index probes read for nothing).
+ */
+export const servicesRider: SessionRider<RiddenServiceView> = {
+  selection: {
+    servicesPolicyCount: riddenAccess.n,
+    servicesCachedTotal: riddenAccess.cached,
+    servicesPostureInputs: postureInputsColumn(
+      sql`SELECT za.policy_id FROM ${policyLinks} AS za WHERE za.entity_id = ${callerIdentity} AND za.role = 'identity' AND za.policy_type IN ('bind', 'dial')`,
+      callerIdentity,
+      callerRef('apiSession'),
+    ),
+  },
+  value: (row) => ({ access: identityAccessOf(row.servicesPolicyCount, row.servicesCachedTotal), postureInputs: row.servicesPostureInputs as string | null }),
+};

@@ -11,7 +11,10 @@ import { affectedIdentities, markServicesChanged } from '../../policy/service-up
 import { terminatorsOfService } from '../terminators/repo.js';
 import { serviceEntity, TERMINATOR_STRATEGIES, type ServiceRow } from './entity.js';
 import { configSelection, PageAccess, renderService, viewerPolicySet, viewGrants } from './mapper.js';
-import { configsWithTypes, grantedServicePage, grantedWhere, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesUsingConfig, setServiceConfigs, type ServiceExtraValues } from './repo.js';
+import { configsWithTypes, grantedServicePage, grantedWhere, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesRider, servicesUsingConfig, setServiceConfigs, type RiddenServiceView, type ServiceExtraValues } from './repo.js';
+import { riddenValue, type RiddenValue } from '../../auth/session-repo.js';
+import { readJson } from '../../lib/json.js';
+import { postureInputsOf } from '../../posture/repo.js';
 
 type Attached = { configId: string; configTypeId: string }[];
 
@@ -64,6 +67,8 @@ export interface ServiceView {
 export interface ServiceCaller extends ServiceView {
   apiSessionId: string;
   isAdmin: boolean;
+  /** What the session check read along (`servicesRider` for the client's `GET /services`). */
+  ridden?: RiddenValue;
 }
 
 /** `?configTypes=a,b` (management) may be repeated and comma-separated. */
@@ -79,18 +84,22 @@ const selected = (r: SelectedService) => r;
  * posture of every policy granting a service on the page is evaluated once (at most a few reads whatever
  * the page size, and only when posture checks exist at all), and each distinct `postureQueries` rendered once.
  */
-async function renderPage(deps: Deps, view: ServiceView, rows: readonly SelectedService[]): Promise<ServiceDetail[]> {
+async function renderPage(deps: Deps, view: ServiceView, rows: readonly SelectedService[], postureRead?: string | null): Promise<ServiceDetail[]> {
   const accesses = new PageAccess();
   const access = rows.map((r) => accesses.of(r));
-  const posture = accesses.policyIds.size > 0 && rows.some((r) => r.postureChecksExist) ? await evaluatePolicies(deps, view.identityId, view.apiSessionId ?? '', [...accesses.policyIds]) : undefined;
+  // The posture inputs the session check read along (of all the caller's policies), else read here.
+  const read = typeof postureRead === 'string' ? postureInputsOf(readJson<unknown[][]>(postureRead, [])) : undefined;
+  const posture = accesses.policyIds.size > 0 && rows.some((r) => r.postureChecksExist) ? await evaluatePolicies(deps, view.identityId, view.apiSessionId ?? '', [...accesses.policyIds], read) : undefined;
   accesses.render(posture);
   const wanted = configSelection(wantedTypes(view));
   return rows.map((r, i) => renderService(r.row, r, wanted, access[i]));
 }
 
-async function renderList(deps: Deps, view: ServiceView, page: ListResult<SelectedService>): Promise<ListResult<ServiceDetail>> {
-  return { data: await renderPage(deps, view, page.data), meta: page.meta };
+async function renderList(deps: Deps, view: ServiceView, page: ListResult<SelectedService>, postureRead?: string | null): Promise<ListResult<ServiceDetail>> {
+  return { data: await renderPage(deps, view, page.data, postureRead), meta: page.meta };
 }
+
+export { servicesRider };
 
 export const serviceService = {
   async list(deps: Deps, list: ListQueryParams, query: { roleFilter?: string[]; roleSemantic?: string }, view: ServiceView): Promise<ListResult<ServiceDetail>> {
@@ -105,7 +114,7 @@ export const serviceService = {
    */
   async listForCaller(deps: Deps, list: ListQueryParams, query: { roleFilter?: string[]; roleSemantic?: string }, caller: ServiceCaller): Promise<ListResult<ServiceDetail>> {
     if (caller.isAdmin) return serviceService.list(deps, list, query, caller);
-    return listGrantedServices(deps, caller.identityId, ['dial', 'bind'], list, caller, { roleFilter: serviceRoleFilter(query.roleFilter, query.roleSemantic) });
+    return listGrantedServices(deps, caller.identityId, ['dial', 'bind'], list, caller, { roleFilter: serviceRoleFilter(query.roleFilter, query.roleSemantic), known: riddenValue(caller.ridden, servicesRider) });
   },
   /** The identity an admin lists services as (`asIdentity`: id or name), or 404. */
   async viewer(deps: Deps, idOrName: string): Promise<{ identityId: string; isAdmin: boolean }> {
@@ -149,19 +158,26 @@ const PLAIN_INTEGER = /^[+-]?\d{1,15}$/;
  * roleFilter) is one prepared statement; any other takes the general list path, with the same answer.
  * `related`: the listing is a related-entity list (`/identities/{id}/services`), with its paging rules.
  */
-export async function listGrantedServices(deps: Deps, identityId: string, types: readonly ('dial' | 'bind')[], list: ListQueryParams, view: ServiceView, options: { roleFilter?: SQL; related?: boolean } = {}): Promise<ListResult<ServiceDetail>> {
-  // One statement gives, usually, the cached exact total, and with it the walk of the page.
-  const { total, walk } = await identityServiceReach(deps.db, identityId, types);
-  const { roleFilter, related = false } = options;
+export async function listGrantedServices(
+  deps: Deps,
+  identityId: string,
+  types: readonly ('dial' | 'bind')[],
+  list: ListQueryParams,
+  view: ServiceView,
+  options: { roleFilter?: SQL; related?: boolean; known?: RiddenServiceView } = {},
+): Promise<ListResult<ServiceDetail>> {
+  const { roleFilter, related = false, known } = options;
+  // One statement (or the session check, `known`) gives, usually, the cached exact total, and with it the walk of the page.
+  const { total, walk } = await identityServiceReach(deps.db, identityId, types, known?.access);
   const plainPaging = !related || [list.limit, list.offset].every((v) => v === undefined || v === '' || PLAIN_INTEGER.test(String(v)));
   if (!list.filter && !list.sort && !roleFilter && plainPaging) {
     const q = resolveListQuery(list, serviceEntity.fields);
     const rows = walk === 'none' ? [] : await grantedServicePage(deps.db, identityId, types, walk, q.limit ?? -1, q.offset);
-    return renderList(deps, view, { data: rows, meta: listMeta(total, q.limit, q.offset, serviceEntity.fields) });
+    return renderList(deps, view, { data: rows, meta: listMeta(total, q.limit, q.offset, serviceEntity.fields) }, known?.postureInputs);
   }
   const where = grantedWhere(identityId, types, walk, roleFilter);
   const general = { where, extras: serviceExtras(identityId), render: selected, total: roleFilter ? undefined : async () => total };
-  return renderList(deps, view, await (related ? listRelated(deps, serviceEntity, list, general) : listEntities(deps, serviceEntity, list, general)));
+  return renderList(deps, view, await (related ? listRelated(deps, serviceEntity, list, general) : listEntities(deps, serviceEntity, list, general)), known?.postureInputs);
 }
 
 /** A service sub-list in an identity's view (`/configs/{id}/services`, `/identities/{id}/services`, ...). */

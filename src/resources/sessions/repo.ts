@@ -3,7 +3,7 @@ import { qualified as q } from '../../crud/repo.js';
 import { preparedPer, selectRows, type Db } from '../../db/client.js';
 import { postureChecksExistSql, postureInputsColumn } from '../../posture/repo.js';
 import { apiSessions, edgeRouters, policyLinks, servicePolicies, services, sessions } from '../../db/schema/index.js';
-import type { SessionRider } from '../../auth/session-repo.js';
+import { callerRef, type SessionRider } from '../../auth/session-repo.js';
 
 /** At most this many edge routers per session, ordered by id (none is ever connected here, §6.2). */
 const SESSION_ROUTERS = 25;
@@ -136,11 +136,9 @@ export interface RiddenProbe {
   probe: SessionProbe | undefined;
 }
 
-// In the session lookup the caller's ids are columns of its own row: the probe's sub-queries refer to them
-// through the token hash, uncorrelated, so SQLite evaluates each once per statement (a correlated reference
-// would be evaluated again for every edge router the router walk visits).
-const byToken = (column: 'id' | 'identity_id') => sql`(SELECT zt.${sql.raw(column)} FROM ${apiSessions} AS zt WHERE zt.token_hash = ${sql.placeholder('tokenHash')})`;
-const riddenColumns = probeColumns(byToken('identity_id'), byToken('id'));
+// The caller's ids through the token hash (`callerRef`): a reference to the lookup's own row would be
+// evaluated again for every edge router the router walk visits.
+const riddenColumns = probeColumns(callerRef('identity'), callerRef('apiSession'));
 
 /**
  * `POST /sessions` rides on the session check (`SessionRider`): the probe is read in the session lookup's

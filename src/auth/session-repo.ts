@@ -39,9 +39,10 @@ export type SessionIdentity = Pick<IdentityRow, keyof typeof sessionIdentityColu
 export type SessionPolicy = Pick<AuthPolicyRow, keyof typeof sessionPolicyColumns>;
 
 /**
- * What one operation reads along with the session check, in the same statement: columns over the caller's
- * `identities` row (correlated to `"identities"."id"`), and what makes its value from them. On D1 every
- * statement is a round trip, so an operation whose answer is about the caller alone (`GET /current-identity`)
+ * What one operation reads along with the session check, in the same statement: columns over the lookup's
+ * row (the caller's `identities` row by its table name; inside sub-queries the caller through `callerRef`),
+ * and what makes its value from them. On D1 every statement is a round trip, so an operation whose first
+ * reads are about the caller (`GET /current-identity`, `POST /sessions`, the client's `GET /services`)
  * rides on the read every authenticated request makes instead of following it with its own.
  */
 export interface SessionRider<T> {

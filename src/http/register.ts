@@ -114,10 +114,6 @@ async function run(
 
   const method = op.method;
   const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
-  const readBody = async (): Promise<{ raw: Uint8Array; parsed: unknown }> => {
-    const raw = await readBodyCapped(c.req.raw);
-    return { raw, parsed: bodySpec ? parseBody(op, bodySpec, raw, c.req.header('content-type')) : undefined };
-  };
   // A rider that reads with the body's values gets them before the session check; a body the operation
   // refuses is refused after it, as any other (401 before 400).
   let early: { raw: Uint8Array; parsed: unknown } | undefined;
@@ -128,7 +124,7 @@ async function run(
     sessionRider = undefined;
     if (hasBody && access !== 'anonymous' && c.req.header('zt-session')) {
       try {
-        early = await readBody();
+        early = await readBody(c, op, bodySpec);
         riderParams = rider.params(early.parsed);
         if (riderParams) sessionRider = rider;
       } catch (e) {
@@ -164,7 +160,7 @@ async function run(
   let rawBody: Uint8Array = EMPTY;
   if (earlyError !== undefined) throw earlyError;
   if (early) ({ raw: rawBody, parsed: body } = early);
-  else if (hasBody) ({ raw: rawBody, parsed: body } = await readBody());
+  else if (hasBody) ({ raw: rawBody, parsed: body } = await readBody(c, op, bodySpec));
 
   // Input is validated even for operations not implemented yet, so bad input is always a 4xx.
   if (!handler) throw new ApiError('NOT_IMPLEMENTED', { code: 'NOT_IMPLEMENTED', message: `operation ${op.operationId} is not implemented` });
@@ -201,6 +197,12 @@ async function run(
   // An access token's remaining lifetime (reference oidc.md §7.2), else the inactivity timeout.
   const seconds = session.oidc ? Math.max(0, Math.floor((session.expiresAt - deps.now()) / 1000)) : deps.config.sessionTimeoutSeconds;
   return withHeaders(response, { 'expiration-seconds': String(seconds), 'expires-at': iso(session.expiresAt) }, runtime.remakeForHeaders === true);
+}
+
+/** The request's body, bounded, and its value parsed and validated against the operation's body schema. */
+async function readBody(c: Context, op: OperationSpec, bodySpec: BodySpec | undefined): Promise<{ raw: Uint8Array; parsed: unknown }> {
+  const raw = await readBodyCapped(c.req.raw);
+  return { raw, parsed: bodySpec ? parseBody(op, bodySpec, raw, c.req.header('content-type')) : undefined };
 }
 
 const NO_QUERY: Pick<URLSearchParams, 'get' | 'getAll'> = { get: () => null, getAll: () => [] };

@@ -78,6 +78,8 @@ export async function startWorkerdRuntime(projectRoot: string, runDir: string, b
           // Random per run and never shown, as secrets would be on Workers.
           CONTROLLER_SECRET: randomBytes(24).toString('base64url'),
           ADMIN_PASSWORD: randomBytes(18).toString('base64url'),
+          // As the Node controller's quiet logger: the per-request access line is not measured (docs/benchmarks.md).
+          ZITI_LOG_LEVEL: 'warn',
         },
       } as WorkerOptions,
       {

@@ -285,10 +285,15 @@ export async function identityServiceWalk(db: Db, identityId: string, types: rea
   return serviceWalk((await identityServiceAccess(db, identityId, types)).policyCount, undefined, 'count');
 }
 
-/** How many policies of the types an identity holds (at most FEW_POLICIES + 1 counted), and its total cached at the current generation. */
+/**
+ * How many policies of the types an identity holds (at most FEW_POLICIES + 1 counted), its total cached at
+ * the current generation, and its Dial/Bind policies (a JSON array of ids), which its service page
+ * intersects with each service's grant set.
+ */
 export interface IdentityServiceAccess {
   policyCount: number;
   cachedTotal?: number;
+  viewerPolicies: string | null;
 }
 
 /**
@@ -300,12 +305,14 @@ export function identityAccessColumns(identityId: SQL, types: readonly LinkType[
   return {
     n: sql<number>`(SELECT count(*) FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${FEW_POLICIES + 1}))`,
     cached: sql<number | null>`(SELECT ${q(accessCounts.total)} FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration})`,
+    viewer: sql<string | null>`(SELECT json_group_array(za.policy_id) FROM ${policyLinks} AS za WHERE za.entity_id = ${identityId} AND za.role = 'identity' AND za.policy_type IN ('bind', 'dial'))`,
   };
 }
 
 /** `identityAccessColumns`' values as `IdentityServiceAccess`. */
-export function identityAccessOf(n: unknown, cached: unknown): IdentityServiceAccess {
-  return { policyCount: Number(n ?? 0), ...(cached === null || cached === undefined ? {} : { cachedTotal: Number(cached) }) };
+export function identityAccessOf(n: unknown, cached: unknown, viewer: unknown): IdentityServiceAccess {
+  const viewerPolicies = typeof viewer === 'string' ? viewer : null;
+  return cached === null || cached === undefined ? { policyCount: Number(n ?? 0), viewerPolicies } : { policyCount: Number(n ?? 0), cachedTotal: Number(cached), viewerPolicies };
 }
 
 /**
@@ -320,19 +327,19 @@ export async function identityServiceAccess(db: Db, identityId: string, types: r
   let lookup = byTypes.get(key);
   if (!lookup) byTypes.set(key, (lookup = prepareAccessLookup(db, types)));
   const [row] = await lookup.all({ identityId });
-  return identityAccessOf(row?.n, row?.cached);
+  return identityAccessOf(row?.n, row?.cached, row?.viewer);
 }
 
 /**
  * An identity's service total and the walk its page takes: the cached total when there is one, else
- * counted (and cached); no policy means no service, without reading further. `known`: the access as
- * another statement already read it.
+ * counted (and cached); no policy means no service, without reading further; and its Dial/Bind policies
+ * for the page's grants. `known`: the access as another statement already read it.
  */
-export async function identityServiceReach(db: Db, identityId: string, types: readonly LinkType[], known?: IdentityServiceAccess): Promise<{ total: number; walk: ServiceWalk }> {
-  const { policyCount, cachedTotal } = known ?? (await identityServiceAccess(db, identityId, types));
-  if (policyCount === 0) return { total: 0, walk: 'none' };
+export async function identityServiceReach(db: Db, identityId: string, types: readonly LinkType[], known?: IdentityServiceAccess): Promise<{ total: number; walk: ServiceWalk; viewerPolicies: string | null }> {
+  const { policyCount, cachedTotal, viewerPolicies } = known ?? (await identityServiceAccess(db, identityId, types));
+  if (policyCount === 0) return { total: 0, walk: 'none', viewerPolicies };
   const total = cachedTotal ?? (await countReachableServices(db, identityId, types, serviceWalk(policyCount, undefined, 'count')));
-  return { total, walk: serviceWalk(policyCount, total, 'page') };
+  return { total, walk: serviceWalk(policyCount, total, 'page'), viewerPolicies };
 }
 
 /** The statement of `identityServiceAccess`, prepared once per database handle and set of types: it runs before every service page. */

@@ -46,9 +46,9 @@ export interface Grant {
   type: 'dial' | 'bind';
 }
 
-/** The viewing identity's Dial/Bind service policies, as a set. */
-export function viewerPolicySet(extras: Pick<ServiceExtraValues, 'viewerPolicies'>): ReadonlySet<string> {
-  return new Set(readJson<string[]>(extras.viewerPolicies, []));
+/** The viewing identity's Dial/Bind service policies (a JSON array of ids), as a set. */
+export function viewerPolicySet(viewerPolicies: string | null | undefined): ReadonlySet<string> {
+  return new Set(readJson<string[]>(viewerPolicies, []));
 }
 
 /**
@@ -103,8 +103,15 @@ export class PageAccess {
   private readonly byValue = new Map<string, ServiceAccess>();
   /** How many services of the page have each access. */
   private readonly uses = new Map<ServiceAccess, number>();
-  /** The viewing identity's policies: the same on every row of a statement, read from the first. */
+  /**
+   * The viewing identity's policies: given (read before the page), or the same on every row of a
+   * statement that selects them, read from the first.
+   */
   private viewer: ReadonlySet<string> | undefined;
+
+  constructor(viewerPolicies?: string | null) {
+    if (viewerPolicies !== undefined) this.viewer = viewerPolicySet(viewerPolicies);
+  }
   /** The policies granting any service of the page (those whose posture is evaluated). */
   readonly policyIds = new Set<string>();
 
@@ -112,7 +119,8 @@ export class PageAccess {
     const key = extras.grantSet ?? '';
     let access = this.byValue.get(key);
     if (!access) {
-      const grants = viewGrants(extras, (this.viewer ??= viewerPolicySet(extras)));
+      if (!this.viewer && extras.viewerPolicies === undefined) throw new Error('PageAccess: the viewer policies were neither given nor selected');
+      const grants = viewGrants(extras, (this.viewer ??= viewerPolicySet(extras.viewerPolicies)));
       for (const g of grants) this.policyIds.add(g.policyId);
       const perms = permissions(grants);
       access = { grants, permissions: perms, postureQueries: perms.map((p) => PLACEHOLDERS[p]) };

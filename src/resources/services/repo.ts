@@ -17,7 +17,18 @@ import { configs, configTypes, identities, identityServiceConfigs, policyLinks, 
  * reads once per statement), intersected when rendered, once per distinct set (`PageAccess`). Walking
  * each service's link rows for this cost half of a 500-service page of the worst-case identity.
  */
-export function serviceExtras(identityId: BoundId) {
+export function serviceExtras(identityId: BoundId): ReturnType<typeof pageExtras> & { viewerPolicies: SQL<string> } {
+  return {
+    ...pageExtras(identityId),
+    viewerPolicies: sql<string>`(SELECT json_group_array(za.policy_id) FROM ${policyLinks} AS za WHERE za.entity_id = ${identityId} AND za.role = 'identity' AND za.policy_type IN ('bind', 'dial'))`,
+  };
+}
+
+/**
+ * `serviceExtras` without the viewer's policies: the granted page reads them once, before it, with the
+ * identity's access (`identityServiceReach`), instead of copying them into each of its (up to 500) rows.
+ */
+function pageExtras(identityId: BoundId) {
   const attached = sql<string | null>`(SELECT json_group_array(json_object('typeId', ${q(serviceConfigs.configTypeId)}, 'typeName', ${q(configTypes.name)}, 'configId', ${q(serviceConfigs.configId)}, 'data', json(${q(configs.data)})))
     FROM ${serviceConfigs} JOIN ${configs} ON ${q(configs.id)} = ${q(serviceConfigs.configId)} JOIN ${configTypes} ON ${q(configTypes.id)} = ${q(serviceConfigs.configTypeId)}
     WHERE ${q(serviceConfigs.serviceId)} = ${q(services.id)})`;
@@ -28,7 +39,6 @@ export function serviceExtras(identityId: BoundId) {
     attached,
     overrides,
     grantSet: sql<string | null>`(SELECT ${q(serviceGrantSets.grants)} FROM ${serviceGrantSets} WHERE ${q(serviceGrantSets.serviceId)} = ${q(services.id)})`,
-    viewerPolicies: sql<string>`(SELECT json_group_array(za.policy_id) FROM ${policyLinks} AS za WHERE za.entity_id = ${identityId} AND za.role = 'identity' AND za.policy_type IN ('bind', 'dial'))`,
     postureChecksExist: postureChecksExistSql,
   };
 }
@@ -41,7 +51,7 @@ function prepareGrantedPage(db: Db, types: readonly ('dial' | 'bind')[], walk: W
   const identityId = sql.placeholder('identityId');
   // Rows come back as value arrays mapped by the selection's own decoders: drizzle's row mapping checked
   // every value's type again, a millisecond on a page of 500.
-  const { fields, map } = flatSelection({ row: services, ...serviceExtras(identityId) });
+  const { fields, map } = flatSelection({ row: services, ...pageExtras(identityId) });
   const query = db
     .select(fields as SelectedFields)
     .from(services)
@@ -55,8 +65,8 @@ function prepareGrantedPage(db: Db, types: readonly ('dial' | 'bind')[], walk: W
 type GrantedPage = ReturnType<typeof prepareGrantedPage>;
 const grantedPages = new WeakMap<Db, Map<string, GrantedPage>>();
 
-/** A row of the granted page: the service and its extras, as the general list selects them. */
-export type GrantedServiceRow = { row: ServiceRow } & ServiceExtraValues;
+/** A row of the granted page: the service and its extras, as the general list selects them but the viewer's policies. */
+export type GrantedServiceRow = { row: ServiceRow } & Omit<ServiceExtraValues, 'viewerPolicies'>;
 
 /** One page of `prepareGrantedPage`; `limit` -1 for no limit. */
 export async function grantedServicePage(db: Db, identityId: string, types: readonly ('dial' | 'bind')[], walk: Walk, limit: number, offset: number): Promise<GrantedServiceRow[]> {
@@ -69,7 +79,7 @@ export async function grantedServicePage(db: Db, identityId: string, types: read
   return values.map(page.map);
 }
 
-export type ServiceExtraValues = { attached: string | null; overrides: string | null; grantSet: string | null; viewerPolicies: string | null; postureChecksExist: number };
+export type ServiceExtraValues = { attached: string | null; overrides: string | null; grantSet: string | null; viewerPolicies?: string | null; postureChecksExist: number };
 
 /** The configs among `ids` that exist, with their types. */
 export async function configsWithTypes(db: Db, ids: string[]): Promise<{ id: string; name: string; configTypeId: string; typeName: string | null }[]> {
@@ -159,11 +169,12 @@ export const servicesRider: SessionRider<RiddenServiceView> = {
   selection: {
     servicesPolicyCount: riddenAccess.n,
     servicesCachedTotal: riddenAccess.cached,
+    servicesViewer: riddenAccess.viewer,
     servicesPostureInputs: postureInputsColumn(
       sql`SELECT za.policy_id FROM ${policyLinks} AS za WHERE za.entity_id = ${callerIdentity} AND za.role = 'identity' AND za.policy_type IN ('bind', 'dial')`,
       callerIdentity,
       callerRef('apiSession'),
     ),
   },
-  value: (row) => ({ access: identityAccessOf(row.servicesPolicyCount, row.servicesCachedTotal), postureInputs: row.servicesPostureInputs as string | null }),
+  value: (row) => ({ access: identityAccessOf(row.servicesPolicyCount, row.servicesCachedTotal, row.servicesViewer), postureInputs: row.servicesPostureInputs as string | null }),
 };

@@ -77,6 +77,8 @@ function wantedTypes(view: ServiceView): string[] {
 }
 
 type SelectedService = ServiceExtraValues & { row: ServiceRow };
+/** The page's rows, and the viewer's policies when the rows do not select them (the granted page). */
+type ServicePage = ListResult<SelectedService> & { viewerPolicies?: string | null };
 const selected = (r: SelectedService) => r;
 
 /**
@@ -84,8 +86,8 @@ const selected = (r: SelectedService) => r;
  * posture of every policy granting a service on the page is evaluated once (at most a few reads whatever
  * the page size, and only when posture checks exist at all), and each distinct `postureQueries` rendered once.
  */
-async function renderPage(deps: Deps, view: ServiceView, rows: readonly SelectedService[], postureRead?: string | null): Promise<ServiceDetail[]> {
-  const accesses = new PageAccess();
+async function renderPage(deps: Deps, view: ServiceView, rows: readonly SelectedService[], postureRead?: string | null, viewerPolicies?: string | null): Promise<ServiceDetail[]> {
+  const accesses = new PageAccess(viewerPolicies);
   const access = rows.map((r) => accesses.of(r));
   // The posture inputs the session check read along (of all the caller's policies), else read here.
   const read = typeof postureRead === 'string' ? postureInputsOf(readJson<unknown[][]>(postureRead, [])) : undefined;
@@ -95,8 +97,8 @@ async function renderPage(deps: Deps, view: ServiceView, rows: readonly Selected
   return rows.map((r, i) => renderService(r.row, r, wanted, access[i]));
 }
 
-async function renderList(deps: Deps, view: ServiceView, page: ListResult<SelectedService>, postureRead?: string | null): Promise<ListResult<ServiceDetail>> {
-  return { data: await renderPage(deps, view, page.data, postureRead), meta: page.meta };
+async function renderList(deps: Deps, view: ServiceView, page: ServicePage, postureRead?: string | null): Promise<ListResult<ServiceDetail>> {
+  return { data: await renderPage(deps, view, page.data, postureRead, page.viewerPolicies), meta: page.meta };
 }
 
 export { servicesRider };
@@ -125,7 +127,7 @@ export const serviceService = {
   /** Client `GET /services/{id}`: 404 unless the caller is an admin or a policy grants it the service (§4.2). */
   async detailForCaller(deps: Deps, id: string, caller: ServiceCaller): Promise<ServiceDetail> {
     const found = await findEntity(deps, serviceEntity, id, serviceExtras(caller.identityId));
-    if (!caller.isAdmin && viewGrants(found, viewerPolicySet(found)).length === 0) throw notFound('service', id);
+    if (!caller.isAdmin && viewGrants(found, viewerPolicySet(found.viewerPolicies)).length === 0) throw notFound('service', id);
     return (await renderPage(deps, caller, [found]))[0];
   },
   create: (deps: Deps, body: ServiceCreate) =>
@@ -168,12 +170,12 @@ export async function listGrantedServices(
 ): Promise<ListResult<ServiceDetail>> {
   const { roleFilter, related = false, known } = options;
   // One statement (or the session check, `known`) gives, usually, the cached exact total, and with it the walk of the page.
-  const { total, walk } = await identityServiceReach(deps.db, identityId, types, known?.access);
+  const { total, walk, viewerPolicies } = await identityServiceReach(deps.db, identityId, types, known?.access);
   const plainPaging = !related || [list.limit, list.offset].every((v) => v === undefined || v === '' || PLAIN_INTEGER.test(String(v)));
   if (!list.filter && !list.sort && !roleFilter && plainPaging) {
     const q = resolveListQuery(list, serviceEntity.fields);
     const rows = walk === 'none' ? [] : await grantedServicePage(deps.db, identityId, types, walk, q.limit ?? -1, q.offset);
-    return renderList(deps, view, { data: rows, meta: listMeta(total, q.limit, q.offset, serviceEntity.fields) }, known?.postureInputs);
+    return renderList(deps, view, { data: rows, meta: listMeta(total, q.limit, q.offset, serviceEntity.fields), viewerPolicies }, known?.postureInputs);
   }
   const where = grantedWhere(identityId, types, walk, roleFilter);
   const general = { where, extras: serviceExtras(identityId), render: selected, total: roleFilter ? undefined : async () => total };

@@ -33,7 +33,8 @@ function stringEnv(env: Env): Record<string, string | undefined> {
 }
 
 /**
- * The store, with every round trip timed into `tally` (reported on the request log lines). D1 goes through
+ * The store, with every round trip timed into `tally` when there is one (reported on the request log lines).
+ * D1 goes through
  * its Sessions API: one session per isolate starting `first-unconstrained`, so reads may be served by the
  * read replica nearest to this isolate; every query of the session carries its bookmark, so after a write
  * through this isolate its reads never go back in time. Another isolate's writes may not have reached the
@@ -41,13 +42,16 @@ function stringEnv(env: Env): Record<string, string | undefined> {
  * (`primaryDb`, the binding without a session, which always reaches the primary). Consistency a client
  * gets: docs/adr/0004-store-drivers-and-read-replicas.md.
  */
-function openStore(env: Env, tally: StoreTally): { db: Db; primaryDb?: Db } {
-  if (env.LIBSQL_URL) return { db: openLibsql(timeLibsqlClient(createClient({ url: env.LIBSQL_URL, authToken: env.LIBSQL_AUTH_TOKEN }), tally)) };
+function openStore(env: Env, tally: StoreTally | undefined): { db: Db; primaryDb?: Db } {
+  if (env.LIBSQL_URL) {
+    const client = createClient({ url: env.LIBSQL_URL, authToken: env.LIBSQL_AUTH_TOKEN });
+    return { db: openLibsql(tally ? timeLibsqlClient(client, tally) : client) };
+  }
   if (env.DB) {
-    const binding = timeD1(env.DB, tally);
-    const primaryDb = openD1(binding);
+    const timedD1 = <D extends object>(d1: D): D => (tally ? timeD1(d1, tally) : d1);
+    const primaryDb = openD1(timedD1(env.DB));
     if (typeof env.DB.withSession !== 'function') return { db: primaryDb };
-    return { db: openD1(timeD1(env.DB.withSession('first-unconstrained') as unknown as NonNullable<Env['DB']>, tally)), primaryDb };
+    return { db: openD1(timedD1(env.DB.withSession('first-unconstrained') as unknown as NonNullable<Env['DB']>)), primaryDb };
   }
   throw new Error('no store: bind a D1 database as DB or set LIBSQL_URL');
 }
@@ -57,7 +61,9 @@ let depsPromise: Promise<Deps> | undefined;
 
 async function init(env: Env): Promise<Deps> {
   const config = parseConfig(stringEnv(env), 'workerd');
-  const metrics = new StoreTally();
+  // The tally feeds the `request` log lines alone (no scrape target on Workers): none when they are not
+  // written, so that no statement pays for timing nobody reads (a wrapper on every prepare and bind).
+  const metrics = config.logLevel === 'debug' || config.logLevel === 'info' ? new StoreTally() : undefined;
   const { db, primaryDb } = openStore(env, metrics);
   // Migrations are applied by `wrangler d1 migrations apply`; here only built-ins, PKI and admin.
   // On the primary: the PKI insert-if-absent must converge with other isolates' first starts.

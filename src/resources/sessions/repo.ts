@@ -75,7 +75,7 @@ const grantingPolicyIds = (identity: SQL) => sql`SELECT zi.policy_id FROM ${poli
 
 /**
  * What `POST /sessions` decides on besides the service's name, for the identity and API session given as
- * SQL values (bound ids, or the session lookup's own row): the policies granting the service (with their
+ * SQL values (bound ids, or the session check's caller through `callerRef`): the policies granting the service (with their
  * names), the routers the session would get, whether posture checks exist, what evaluating them reads,
  * and the session this API session already has for the service and type.
  */

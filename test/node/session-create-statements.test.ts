@@ -42,6 +42,15 @@ describe('POST /sessions under posture checks', () => {
     return reply.body.data.id as string;
   }
 
+  /** A new identity logged in with a password, and a new service (no policy yet). */
+  async function userWithService(prefix: string) {
+    const username = unique(prefix);
+    const { identityId } = await storeFixtures(t.deps.db).createUser({ username, password: PASSWORD });
+    const login = await t.client.request(`${CLIENT}/authenticate?method=password`, { body: { username, password: PASSWORD } });
+    const serviceId = await created('services', { name: unique('svc'), encryptionRequired: true });
+    return { identityId, token: login.body.data.token as string, serviceId };
+  }
+
   async function measured(token: string, serviceId: string) {
     single.length = 0;
     batches = 0;
@@ -53,11 +62,7 @@ describe('POST /sessions under posture checks', () => {
   }
 
   it('creates with the probe and the insert, re-creates with the probe, refuses for posture with the probe and the record', async () => {
-    const username = unique('ps');
-    const { identityId } = await storeFixtures(t.deps.db).createUser({ username, password: PASSWORD });
-    const login = await t.client.request(`${CLIENT}/authenticate?method=password`, { body: { username, password: PASSWORD } });
-    const token = login.body.data.token as string;
-    const serviceId = await created('services', { name: unique('svc'), encryptionRequired: true });
+    const { identityId, token, serviceId } = await userWithService('ps');
     const routerId = await created('edge-routers', { name: unique('er') });
     await created('edge-router-policies', { name: unique('erp'), semantic: 'AnyOf', identityRoles: [`@${identityId}`], edgeRouterRoles: [`@${routerId}`] });
     await created('service-edge-router-policies', { name: unique('serp'), semantic: 'AnyOf', serviceRoles: [`@${serviceId}`], edgeRouterRoles: [`@${routerId}`] });
@@ -99,11 +104,7 @@ describe('POST /sessions under posture checks', () => {
   });
 
   it('lists the services of GET /services with the session read and the page alone, posture queries included', async () => {
-    const username = unique('ls');
-    const { identityId } = await storeFixtures(t.deps.db).createUser({ username, password: PASSWORD });
-    const login = await t.client.request(`${CLIENT}/authenticate?method=password`, { body: { username, password: PASSWORD } });
-    const token = login.body.data.token as string;
-    const serviceId = await created('services', { name: unique('svc'), encryptionRequired: true });
+    const { identityId, token, serviceId } = await userWithService('ls');
     const checkId = await created('posture-checks', { name: unique('pc'), typeId: 'DOMAIN', domains: ['corp.example'] });
     const policyId = await created('service-policies', { name: unique('sp'), type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${identityId}`], serviceRoles: [`@${serviceId}`], postureCheckRoles: [`@${checkId}`] });
     // The first listing counts and keeps the identity's total; the next ones find it kept.

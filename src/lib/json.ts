@@ -108,8 +108,9 @@ export function serialise(value: unknown): string | Uint8Array {
   // Written straight into one buffer: the text between markers encoded in place, each marked value's
   // bytes (encoded once) copied in. Sized for all-ASCII text, which JSON of this answer nearly always is;
   // text with wider characters goes through the chunked path instead.
+  // `met` has an entry per appearance, so this counts each copy; the markers' own text only adds slack.
   let size = out.length;
-  eachPiece(out, met, () => {}, (m) => (size += (m.bytes ??= utf8.encode(m.text)).length));
+  for (const m of met) size += (m.bytes ??= utf8.encode(m.text)).length;
   const bytes = new Uint8Array(size);
   let at = 0;
   let fits = true;

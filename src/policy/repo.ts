@@ -305,8 +305,18 @@ export function identityAccessColumns(identityId: SQL, types: readonly LinkType[
   return {
     n: sql<number>`(SELECT count(*) FROM (SELECT 1 FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${identityId} AND ${q(policyLinks.role)} = 'identity' AND ${q(policyLinks.policyType)} IN (SELECT value FROM json_each(${JSON.stringify(types)})) LIMIT ${FEW_POLICIES + 1}))`,
     cached: sql<number | null>`(SELECT ${q(accessCounts.total)} FROM ${accessCounts} WHERE ${q(accessCounts.identityId)} = ${identityId} AND ${q(accessCounts.policyTypes)} = ${key} AND ${q(accessCounts.generation)} = ${currentGeneration})`,
-    viewer: sql<string | null>`(SELECT json_group_array(za.policy_id) FROM ${policyLinks} AS za WHERE za.entity_id = ${identityId} AND za.role = 'identity' AND za.policy_type IN ('bind', 'dial'))`,
+    viewer: identityGrantPolicyList(identityId),
   };
+}
+
+/** The ids of the identity's Dial and Bind service policies, as a sub-query. */
+export function identityGrantPolicies(identityId: SQL | BoundId): SQL {
+  return sql`SELECT za.policy_id FROM ${policyLinks} AS za WHERE za.entity_id = ${identityId} AND za.role = 'identity' AND za.policy_type IN ('bind', 'dial')`;
+}
+
+/** The same ids as one JSON array (what a service view intersects each service's grant set with). */
+export function identityGrantPolicyList(identityId: SQL | BoundId): SQL<string> {
+  return sql<string>`(SELECT json_group_array(za.policy_id) FROM (${identityGrantPolicies(identityId)}) AS za)`;
 }
 
 /** `identityAccessColumns`' values as `IdentityServiceAccess`. */

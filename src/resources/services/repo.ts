@@ -7,7 +7,7 @@ import type { ServiceRow } from './entity.js';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
 import { postureChecksExistSql, postureInputsColumn } from '../../posture/repo.js';
 import { callerRef, type SessionRider } from '../../auth/session-repo.js';
-import { identityAccessColumns, identityAccessOf, reachable, type BoundId, type IdentityServiceAccess, type ServiceWalk, type Walk } from '../../policy/repo.js';
+import { identityAccessColumns, identityAccessOf, identityGrantPolicies, identityGrantPolicyList, reachable, type BoundId, type IdentityServiceAccess, type ServiceWalk, type Walk } from '../../policy/repo.js';
 import { configs, configTypes, identities, identityServiceConfigs, policyLinks, serviceConfigs, serviceGrantSets, services } from '../../db/schema/index.js';
 
 /**
@@ -20,7 +20,7 @@ import { configs, configTypes, identities, identityServiceConfigs, policyLinks, 
 export function serviceExtras(identityId: BoundId): ReturnType<typeof pageExtras> & { viewerPolicies: SQL<string> } {
   return {
     ...pageExtras(identityId),
-    viewerPolicies: sql<string>`(SELECT json_group_array(za.policy_id) FROM ${policyLinks} AS za WHERE za.entity_id = ${identityId} AND za.role = 'identity' AND za.policy_type IN ('bind', 'dial'))`,
+    viewerPolicies: identityGrantPolicyList(identityId),
   };
 }
 
@@ -170,11 +170,7 @@ export const servicesRider: SessionRider<RiddenServiceView> = {
     servicesPolicyCount: riddenAccess.n,
     servicesCachedTotal: riddenAccess.cached,
     servicesViewer: riddenAccess.viewer,
-    servicesPostureInputs: postureInputsColumn(
-      sql`SELECT za.policy_id FROM ${policyLinks} AS za WHERE za.entity_id = ${callerIdentity} AND za.role = 'identity' AND za.policy_type IN ('bind', 'dial')`,
-      callerIdentity,
-      callerRef('apiSession'),
-    ),
+    servicesPostureInputs: postureInputsColumn(identityGrantPolicies(callerIdentity), callerIdentity, callerRef('apiSession')),
   },
   value: (row) => ({ access: identityAccessOf(row.servicesPolicyCount, row.servicesCachedTotal, row.servicesViewer), postureInputs: row.servicesPostureInputs as string | null }),
 };

@@ -51,18 +51,33 @@ function plainCopy<T extends object>(value: T): T {
   return (Array.isArray(value) ? value.slice() : { ...value }) as T;
 }
 
-export function serialisedOnce<T extends object>(value: T): T {
+/** Marks the value (its `toJSON`) and gives what makes its kept text, made on the first call. */
+function mark<T extends object>(value: T): () => Marked {
   let marked: Marked | undefined;
+  const made = () => (marked ??= { text: spliced(withMarkers(plainCopy(value))) });
   Object.defineProperty(value, 'toJSON', {
     value(): unknown {
       const met = serialising;
       if (!met) return plainCopy(value);
-      marked ??= { text: spliced(withMarkers(plainCopy(value))) };
-      met.push(marked);
+      met.push(made());
       return MARK + nonce! + (met.length - 1);
     },
   });
+  return made;
+}
+
+export function serialisedOnce<T extends object>(value: T): T {
+  mark(value);
   return value;
+}
+
+/**
+ * `serialisedOnce`, serialised and encoded now: for a value kept to be answered again (every later
+ * `serialise` copies its bytes), with the size of its UTF-8 text.
+ */
+export function serialisedNow<T extends object>(value: T): { value: T; bytes: number } {
+  const marked = mark(value)();
+  return { value, bytes: (marked.bytes ??= utf8.encode(marked.text)).length };
 }
 
 /** `JSON.stringify` with marked values written as markers, and the values met. */

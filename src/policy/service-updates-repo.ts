@@ -7,6 +7,7 @@
  * - an identity's attribute change: the identity; a service's create, update, attribute change or delete:
  *   the identities reaching it (before and after);
  * - a config's update or delete: the identities reaching a service using it, and those overriding with it;
+ * - a config type's update (its name keys the `config` map): the same, for every config of the type;
  * - an identity's service-config override: the identity;
  * - posture checks: the identities of the service policies that reference the check.
  * The stamp is the write's own time, so the value moves forward exactly when the list may have changed.
@@ -31,6 +32,11 @@ export const affectedIdentities = {
     sql`SELECT za.entity_id FROM ${serviceConfigs} AS zc JOIN ${policyLinks} AS zb ON zb.entity_id = zc.service_id AND zb.role = 'service' AND zb.policy_type IN ('dial', 'bind')
       JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' WHERE zc.config_id = ${configId}
       UNION SELECT ${q(identityServiceConfigs.identityId)} FROM ${identityServiceConfigs} WHERE ${q(identityServiceConfigs.configId)} = ${configId}`,
+  /** `usingConfig` for every config of the type. */
+  usingConfigType: (configTypeId: string): SQL =>
+    sql`SELECT za.entity_id FROM ${serviceConfigs} AS zc JOIN ${policyLinks} AS zb ON zb.entity_id = zc.service_id AND zb.role = 'service' AND zb.policy_type IN ('dial', 'bind')
+      JOIN ${policyLinks} AS za ON za.policy_id = zb.policy_id AND za.role = 'identity' WHERE zc.config_type_id = ${configTypeId}
+      UNION SELECT ${q(identityServiceConfigs.identityId)} FROM ${identityServiceConfigs} WHERE ${q(identityServiceConfigs.configTypeId)} = ${configTypeId}`,
   /** The identities of the service policies whose posture-check roles name the check (`@id`, `#attr`, `#all`). */
   ofPolicies: (policyIds: SQL): SQL => sql`SELECT ${q(policyLinks.entityId)} FROM ${policyLinks} WHERE ${q(policyLinks.policyId)} IN (${policyIds}) AND ${q(policyLinks.role)} = 'identity'`,
 };

@@ -182,6 +182,17 @@ function mfaParts(s: Extract<CheckSettings, { typeId: 'MFA' }>, session: Session
   return { passedMfa: passed !== null, timedOut, passedOnWake, passedOnUnlock };
 }
 
+/**
+ * Whether the check's result may differ at another moment with the same stored posture: only an MFA
+ * check of a session that passed MFA, and only through its timeout or its wake/unlock grace period. Every
+ * other result is fixed by the stored data alone. Keep in step with `mfaParts` and `mfaTimeoutRemaining`,
+ * the only readers of `now`: a rendered answer is kept for reuse only when this says no (kept service
+ * pages, src/resources/services/page-cache.ts).
+ */
+export function movesWithTime(s: CheckSettings, session: SessionPosture): boolean {
+  return s.typeId === 'MFA' && session.passedMfaAt !== null && (s.timeoutSeconds !== NO_TIMEOUT || s.promptOnWake || s.promptOnUnlock);
+}
+
 /** Seconds left before an MFA check needs MFA again (§7.3 `timeoutRemaining`). */
 function mfaTimeoutRemaining(s: Extract<CheckSettings, { typeId: 'MFA' }>, session: SessionPosture, now: number): number {
   if (s.timeoutSeconds === NO_TIMEOUT) return NO_TIMEOUT;

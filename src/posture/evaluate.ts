@@ -11,7 +11,7 @@ import type { PostureQuery } from '../generated/client-types.js';
 import type { PolicyFailure, SdkInfo } from '../generated/management-types.js';
 import { readJson } from '../lib/json.js';
 import { iso } from '../lib/time.js';
-import { checkSettings, evaluateCheck, type AnyPostureCheckFailure, failureDetail, promptedAt, queryProcesses, type CheckResult, type CheckSettings, type PostureCheckRow, type PostureSnapshot, type ProcessData } from './checks.js';
+import { checkSettings, evaluateCheck, movesWithTime, type AnyPostureCheckFailure, failureDetail, promptedAt, queryProcesses, type CheckResult, type CheckSettings, type PostureCheckRow, type PostureSnapshot, type ProcessData } from './checks.js';
 import { addFailedRequest, anyPostureCheck, postureInputs, type PostureInputs, type ResponseRow } from './repo.js';
 
 /** Whether any posture check exists at all (§4.4 / §6.1: when none, posture is skipped and placeholders render). One cheap statement. */
@@ -127,6 +127,13 @@ export async function evaluatePolicies(deps: Deps, identityId: string, apiSessio
     }
   }
   return out;
+}
+
+/** Whether evaluating these inputs may give another result at another moment (`movesWithTime` of any check). */
+export function postureMovesWithTime(inputs: PostureInputs): boolean {
+  if (inputs.checks.length === 0) return false;
+  const session = snapshotOf(inputs.responses.filter((r) => r.kind === 'SESSION')).session;
+  return inputs.checks.some(({ check }) => movesWithTime(checkSettings(check), session));
 }
 
 /** Records a failed service request (§7.6), keeping at most 100 per identity (oldest dropped), in one batch. */

@@ -4,6 +4,7 @@ import { isEmptySchema, jsonSchemaValidator } from '../../lib/json-schema.js';
 import { configTypeEntity } from './entity.js';
 import { renderConfigType } from './mapper.js';
 import { configsOfType } from './repo.js';
+import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 
 /** `all` selects every config type in `configTypes` lists, so no type may be named so (§2.5). */
 const RESERVED_NAME = 'all';
@@ -27,7 +28,11 @@ function checkDefinition(values: { name?: string; schema?: Record<string, unknow
 export const configTypeService = resourceService(configTypeEntity, {
   render: (r) => renderConfigType(r.row),
   create: { check: (_deps, values) => checkDefinition(values) },
-  update: { check: (_deps, values) => checkDefinition(values) },
+  update: {
+    check: (_deps, values) => checkDefinition(values),
+    // A type's name keys the `config` map of every service with a config of the type (§4.3).
+    statements: (deps, existing, _values, now) => [markServicesChanged(deps.db, now, affectedIdentities.usingConfigType(existing.id))],
+  },
   remove: {
     // The controller refuses with a 500; a referenced entity is a 409 everywhere else (ADR 0001).
     async check(deps, existing) {

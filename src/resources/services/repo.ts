@@ -6,7 +6,7 @@ import { flatSelection } from '../../db/list-page.js';
 import type { ServiceRow } from './entity.js';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
 import { postureChecksExistSql, postureInputsColumn } from '../../posture/repo.js';
-import { callerRef, type SessionRider } from '../../auth/session-repo.js';
+import { callerRef, type SessionIdentity, type SessionRider } from '../../auth/session-repo.js';
 import { identityAccessColumns, identityAccessOf, identityGrantPolicies, identityGrantPolicyList, reachable, type BoundId, type IdentityServiceAccess, type ServiceWalk, type Walk } from '../../policy/repo.js';
 import { configs, configTypes, identities, identityServiceConfigs, policyLinks, serviceConfigs, serviceGrantSets, services } from '../../db/schema/index.js';
 
@@ -154,6 +154,8 @@ export interface RiddenServiceView {
   access: IdentityServiceAccess;
   /** The posture inputs of every Dial/Bind policy of the caller (those of a page's are among them); null without posture checks. */
   postureInputs: string | null;
+  /** The caller's `services_changed_at`, from the session row itself. */
+  servicesChangedAt: number | null;
 }
 
 const callerIdentity = callerRef('identity');
@@ -172,5 +174,9 @@ export const servicesRider: SessionRider<RiddenServiceView> = {
     servicesViewer: riddenAccess.viewer,
     servicesPostureInputs: postureInputsColumn(identityGrantPolicies(callerIdentity), callerIdentity, callerRef('apiSession')),
   },
-  value: (row) => ({ access: identityAccessOf(row.servicesPolicyCount, row.servicesCachedTotal, row.servicesViewer), postureInputs: row.servicesPostureInputs as string | null }),
+  value: (row) => ({
+    access: identityAccessOf(row.servicesPolicyCount, row.servicesCachedTotal, row.servicesViewer),
+    postureInputs: row.servicesPostureInputs as string | null,
+    servicesChangedAt: (row.identity as Pick<SessionIdentity, 'servicesChangedAt'>).servicesChangedAt,
+  }),
 };

@@ -6,7 +6,8 @@ import type { Deps } from '../../deps.js';
 import { fieldError, messageError, notFound } from '../../errors.js';
 import type { ServiceCreate, ServiceDetail, ServicePatch } from '../../generated/management-types.js';
 import { entityLinkStatements, entityRemovalStatements, identityServiceReach } from '../../policy/repo.js';
-import { evaluatePolicies } from '../../posture/evaluate.js';
+import { evaluatePolicies, postureMovesWithTime } from '../../posture/evaluate.js';
+import { KeptServicePages, keptServicePages } from './page-cache.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { terminatorsOfService } from '../terminators/repo.js';
 import { serviceEntity, TERMINATOR_STRATEGIES, type ServiceRow } from './entity.js';
@@ -14,7 +15,7 @@ import { configSelection, PageAccess, renderService, viewerPolicySet, viewGrants
 import { configsWithTypes, grantedServicePage, grantedWhere, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesRider, servicesUsingConfig, setServiceConfigs, type RiddenServiceView, type ServiceExtraValues } from './repo.js';
 import { riddenValue, type RiddenValue } from '../../auth/session-repo.js';
 import { readJson } from '../../lib/json.js';
-import { postureInputsOf } from '../../posture/repo.js';
+import { postureInputsOf, type PostureInputs } from '../../posture/repo.js';
 
 type Attached = { configId: string; configTypeId: string }[];
 
@@ -86,19 +87,23 @@ const selected = (r: SelectedService) => r;
  * posture of every policy granting a service on the page is evaluated once (at most a few reads whatever
  * the page size, and only when posture checks exist at all), and each distinct `postureQueries` rendered once.
  */
-async function renderPage(deps: Deps, view: ServiceView, rows: readonly SelectedService[], postureRead?: string | null, viewerPolicies?: string | null): Promise<ServiceDetail[]> {
+async function renderPage(deps: Deps, view: ServiceView, rows: readonly SelectedService[], read?: PostureInputs, viewerPolicies?: string | null): Promise<ServiceDetail[]> {
   const accesses = new PageAccess(viewerPolicies);
   const access = rows.map((r) => accesses.of(r));
-  // The posture inputs the session check read along (of all the caller's policies), else read here.
-  const read = typeof postureRead === 'string' ? postureInputsOf(readJson<unknown[][]>(postureRead, [])) : undefined;
+  // `read`: the posture inputs the session check read along (of all the caller's policies), else read here.
   const posture = accesses.policyIds.size > 0 && rows.some((r) => r.postureChecksExist) ? await evaluatePolicies(deps, view.identityId, view.apiSessionId ?? '', [...accesses.policyIds], read) : undefined;
   accesses.render(posture);
   const wanted = configSelection(wantedTypes(view));
   return rows.map((r, i) => renderService(r.row, r, wanted, access[i]));
 }
 
-async function renderList(deps: Deps, view: ServiceView, page: ServicePage, postureRead?: string | null): Promise<ListResult<ServiceDetail>> {
-  return { data: await renderPage(deps, view, page.data, postureRead, page.viewerPolicies), meta: page.meta };
+async function renderList(deps: Deps, view: ServiceView, page: ServicePage, read?: PostureInputs): Promise<ListResult<ServiceDetail>> {
+  return { data: await renderPage(deps, view, page.data, read, page.viewerPolicies), meta: page.meta };
+}
+
+/** The posture inputs the services rider read along, parsed; undefined when none were (they are read when needed). */
+function riddenPostureInputs(known: RiddenServiceView | undefined): PostureInputs | undefined {
+  return typeof known?.postureInputs === 'string' ? postureInputsOf(readJson<unknown[][]>(known.postureInputs, [])) : undefined;
 }
 
 export { servicesRider };
@@ -169,17 +174,26 @@ export async function listGrantedServices(
   options: { roleFilter?: SQL; related?: boolean; known?: RiddenServiceView } = {},
 ): Promise<ListResult<ServiceDetail>> {
   const { roleFilter, related = false, known } = options;
+  const plainPaging = !related || [list.limit, list.offset].every((v) => v === undefined || v === '' || PLAIN_INTEGER.test(String(v)));
+  const plain = !list.filter && !list.sort && !roleFilter && plainPaging;
+  const q = plain ? resolveListQuery(list, serviceEntity.fields) : undefined;
+  // The client's own page, with what decides it read along by the session check, may be one kept (page-cache.ts).
+  const kept = q && known && !related ? keptServicePages(deps.db) : undefined;
+  const key = kept && q ? KeptServicePages.key(identityId, types, wantedTypes(view), q.limit, q.offset) : '';
+  const hit = kept?.get(key, known!);
+  if (hit) return hit;
   // One statement (or the session check, `known`) gives, usually, the cached exact total, and with it the walk of the page.
   const { total, walk, viewerPolicies } = await identityServiceReach(deps.db, identityId, types, known?.access);
-  const plainPaging = !related || [list.limit, list.offset].every((v) => v === undefined || v === '' || PLAIN_INTEGER.test(String(v)));
-  if (!list.filter && !list.sort && !roleFilter && plainPaging) {
-    const q = resolveListQuery(list, serviceEntity.fields);
+  const read = riddenPostureInputs(known);
+  if (q) {
     const rows = walk === 'none' ? [] : await grantedServicePage(deps.db, identityId, types, walk, q.limit ?? -1, q.offset);
-    return renderList(deps, view, { data: rows, meta: listMeta(total, q.limit, q.offset, serviceEntity.fields), viewerPolicies }, known?.postureInputs);
+    const page = await renderList(deps, view, { data: rows, meta: listMeta(total, q.limit, q.offset, serviceEntity.fields), viewerPolicies }, read);
+    if (kept && !(read && postureMovesWithTime(read))) kept.put(key, known!, page, deps.now());
+    return page;
   }
   const where = grantedWhere(identityId, types, walk, roleFilter);
   const general = { where, extras: serviceExtras(identityId), render: selected, total: roleFilter ? undefined : async () => total };
-  return renderList(deps, view, await (related ? listRelated(deps, serviceEntity, list, general) : listEntities(deps, serviceEntity, list, general)), known?.postureInputs);
+  return renderList(deps, view, await (related ? listRelated(deps, serviceEntity, list, general) : listEntities(deps, serviceEntity, list, general)), read);
 }
 
 /** A service sub-list in an identity's view (`/configs/{id}/services`, `/identities/{id}/services`, ...). */

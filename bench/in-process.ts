@@ -25,6 +25,7 @@ import { startController } from '../src/node.js';
 import { Client, type ClientCert, type RequestSpec } from './http.js';
 import { SIZES, type SizeName } from './model.js';
 import { MGMT, SCENARIOS, Sessions, type ScenarioEnv } from './scenarios.js';
+import { keptPagesSetting } from './runtimes/types.js';
 import { seedModel, type SeededModel, type SqlStore, type SqlValue } from './seed.js';
 
 const size = (process.env.SIZE ?? 'many-services') as SizeName;
@@ -40,7 +41,7 @@ const fresh = !existsSync(modelFile);
 mkdirSync(dir, { recursive: true, mode: 0o700 });
 
 const controller = await startController(
-  { DATA_DIR: dir, HOST: '127.0.0.1', PORT: '0', CONTROLLER_SECRET: 'in-process-bench-secret-0123456789', ADMIN_USERNAME: 'admin', ADMIN_PASSWORD: 'in-process-admin-password', ZITI_LOG_LEVEL: 'silent' },
+  { DATA_DIR: dir, HOST: '127.0.0.1', PORT: '0', CONTROLLER_SECRET: 'in-process-bench-secret-0123456789', ADMIN_USERNAME: 'admin', ADMIN_PASSWORD: 'in-process-admin-password', ZITI_LOG_LEVEL: 'silent', ...keptPagesSetting() },
   { logger: { info() {}, warn() {}, error: (m, f) => console.error(m, f) } },
 );
 const client = new Client({ origin: `https://127.0.0.1:${controller.port}`, ca: controller.bootstrap.pki.root.pem, servername: 'localhost' }, 8);

@@ -28,6 +28,8 @@ export interface Config {
   authConcurrencyLimit: number;
   /** `ZITI_LOG_LEVEL`: the lowest level written to the log. */
   logLevel: LogLevel;
+  /** `ZITI_SERVICE_PAGE_CACHE_MB`: UTF-8 bytes of client service pages kept per instance (0: none kept). */
+  servicePageCacheBytes: number;
   /** `ZITI_METRICS=true` (or a `ZITI_METRICS_PORT`): the Node entry serves Prometheus metrics at `/metrics`. */
   metricsEnabled: boolean;
   /** `ZITI_METRICS_PORT`: serve `/metrics` on this separate plain-HTTP port only (null: on the API port). */
@@ -135,6 +137,7 @@ export function parseConfig(env: Record<string, string | undefined>, runtimeVers
     runtimeVersion,
     authConcurrencyLimit: int(env.ZITI_AUTH_CONCURRENCY, 64, 1, 10_000),
     logLevel: parseLogLevel(env.ZITI_LOG_LEVEL),
+    servicePageCacheBytes: int(env.ZITI_SERVICE_PAGE_CACHE_MB, 8, 0, 1024) * 1024 * 1024,
     metricsEnabled: bool('ZITI_METRICS', env.ZITI_METRICS) || metricsPort !== null,
     metricsPort,
     metricsHost: env.ZITI_METRICS_HOST?.trim() || '127.0.0.1',

@@ -22,7 +22,7 @@ import { nativeFloorQuery } from '../floor/native-query.js';
 import { Client, waitForOk, type Target } from '../http.js';
 import { log } from '../log.js';
 import type { SqlStore, SqlValue } from '../seed.js';
-import { statementKind, type RuntimeUnderTest, type StatementCounter } from './types.js';
+import { keptPagesSetting, statementKind, type RuntimeUnderTest, type StatementCounter } from './types.js';
 
 /** The controller's own log lines: errors are shown (a few), the rest dropped. */
 function quietLogger(): Logger {
@@ -67,6 +67,8 @@ export async function startNodeRuntime(runDir: string): Promise<RuntimeUnderTest
       CONTROLLER_SECRET: randomBytes(24).toString('base64url'),
       ADMIN_USERNAME: 'admin',
       ADMIN_PASSWORD: randomBytes(18).toString('base64url'),
+      // `ZITI_SERVICE_PAGE_CACHE_MB=0 npm run bench` measures the service pages made afresh (docs/benchmarks.md).
+      ...keptPagesSetting(),
     },
     { logger: quietLogger(), queryLogger: { logQuery: (sql) => count(sql) } },
   );

@@ -39,3 +39,9 @@ export function statementKind(sql: string): 'read' | 'write' | 'other' {
   if (verb === 'insert' || verb === 'update' || verb === 'delete' || verb === 'replace') return 'write';
   return 'other';
 }
+
+/** The bench's own `ZITI_SERVICE_PAGE_CACHE_MB`, passed on to the controller under test when set (0: no page is kept). */
+export function keptPagesSetting(): { ZITI_SERVICE_PAGE_CACHE_MB?: string } {
+  const mb = process.env.ZITI_SERVICE_PAGE_CACHE_MB;
+  return mb === undefined || mb === '' ? {} : { ZITI_SERVICE_PAGE_CACHE_MB: mb };
+}

@@ -17,7 +17,7 @@ import { Client, waitForOk, type Target } from '../http.js';
 import { recordWorkerdChildren } from '../leftovers.js';
 import { log } from '../log.js';
 import type { SqlStore } from '../seed.js';
-import type { RuntimeUnderTest, StartupFigures } from './types.js';
+import { keptPagesSetting, type RuntimeUnderTest, type StartupFigures } from './types.js';
 
 function d1Store(current: () => D1Database): SqlStore {
   return {
@@ -80,6 +80,7 @@ export async function startWorkerdRuntime(projectRoot: string, runDir: string, b
           ADMIN_PASSWORD: randomBytes(18).toString('base64url'),
           // As the Node controller's quiet logger: the per-request access line is not measured (docs/benchmarks.md).
           ZITI_LOG_LEVEL: 'warn',
+          ...keptPagesSetting(),
         },
       } as WorkerOptions,
       {

@@ -28,10 +28,8 @@ export interface PageSource {
 
 /** A page is kept only once its stamp is this much older than the moment it is made. */
 export const SETTLE_MS = 2_000;
-/** The UTF-8 size of all kept pages of one store handle; the least recently answered go first. */
-const BUDGET_BYTES = 8 * 1024 * 1024;
-/** A page larger than this is not kept: it would push out the budget's many typical pages. */
-const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+/** A page larger than this share of the budget is not kept: it would push out many typical pages. */
+const MAX_PAGE_SHARE = 0.5;
 
 interface Kept extends PageSource {
   page: ListResult<ServiceDetail>;
@@ -42,6 +40,9 @@ export class KeptServicePages {
   /** By page key; in order of last answer (a `Map` keeps insertion order). */
   private readonly pages = new Map<string, Kept>();
   private bytes = 0;
+
+  /** `budget`: the UTF-8 size of all kept pages (`ZITI_SERVICE_PAGE_CACHE_MB`); the least recently answered go first. */
+  constructor(private readonly budget: number) {}
 
   /** The key of one identity's page as asked: one entry per key, replaced when its source moves. */
   static key(identityId: string, types: readonly string[], configTypes: readonly string[], limit: number | null, offset: number): string {
@@ -65,11 +66,11 @@ export class KeptServicePages {
     this.drop(key);
     if (source.servicesChangedAt !== null && source.servicesChangedAt > now - SETTLE_MS) return;
     const { bytes } = serialisedNow(page.data);
-    if (bytes > MAX_PAGE_BYTES) return;
+    if (bytes > this.budget * MAX_PAGE_SHARE) return;
     this.pages.set(key, { servicesChangedAt: source.servicesChangedAt, postureInputs: source.postureInputs, page, bytes });
     this.bytes += bytes;
     for (const oldest of this.pages.keys()) {
-      if (this.bytes <= BUDGET_BYTES) break;
+      if (this.bytes <= this.budget) break;
       this.drop(oldest);
     }
   }
@@ -84,9 +85,10 @@ export class KeptServicePages {
 
 const byStore = new WeakMap<Db, KeptServicePages>();
 
-/** The kept pages of this store handle (one per process on Node, per isolate on Workers). */
-export function keptServicePages(db: Db): KeptServicePages {
+/** The kept pages of this store handle (one per process on Node, per isolate on Workers); none with a budget of 0. */
+export function keptServicePages(db: Db, budget: number): KeptServicePages | undefined {
+  if (budget <= 0) return undefined;
   let kept = byStore.get(db);
-  if (!kept) byStore.set(db, (kept = new KeptServicePages()));
+  if (!kept) byStore.set(db, (kept = new KeptServicePages(budget)));
   return kept;
 }

@@ -178,7 +178,7 @@ export async function listGrantedServices(
   const plain = !list.filter && !list.sort && !roleFilter && plainPaging;
   const q = plain ? resolveListQuery(list, serviceEntity.fields) : undefined;
   // The client's own page, with what decides it read along by the session check, may be one kept (page-cache.ts).
-  const kept = q && known && !related ? keptServicePages(deps.db) : undefined;
+  const kept = q && known && !related ? keptServicePages(deps.db, deps.config.servicePageCacheBytes) : undefined;
   const key = kept && q ? KeptServicePages.key(identityId, types, wantedTypes(view), q.limit, q.offset) : '';
   const hit = kept?.get(key, known!);
   if (hit) return hit;

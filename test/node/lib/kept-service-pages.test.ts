@@ -11,7 +11,7 @@ const text = (body: string | Uint8Array) => (typeof body === 'string' ? body : n
 
 describe('KeptServicePages', () => {
   it('answers a page only for the very source it was made from', () => {
-    const kept = new KeptServicePages();
+    const kept = new KeptServicePages(8 * 1024 * 1024);
     const p = page('a');
     kept.put('k', source, p, NOW);
     expect(kept.get('k', source)).toBe(p);
@@ -25,7 +25,7 @@ describe('KeptServicePages', () => {
   });
 
   it('keeps no page made within the settling time of its stamp, and drops the one it replaces', () => {
-    const kept = new KeptServicePages();
+    const kept = new KeptServicePages(8 * 1024 * 1024);
     kept.put('k', source, page('old'), NOW);
     const young = { servicesChangedAt: NOW - SETTLE_MS + 1, postureInputs: null };
     kept.put('k', young, page('young'), NOW);
@@ -34,7 +34,7 @@ describe('KeptServicePages', () => {
   });
 
   it('serialises a kept page once, to the same text', () => {
-    const kept = new KeptServicePages();
+    const kept = new KeptServicePages(8 * 1024 * 1024);
     const p = page('a');
     const expected = JSON.stringify({ data: p.data, meta: p.meta });
     kept.put('k', source, p, NOW);
@@ -43,7 +43,7 @@ describe('KeptServicePages', () => {
   });
 
   it('stays within its budget, the least recently answered pages going first; a page over the limit is not kept', () => {
-    const kept = new KeptServicePages();
+    const kept = new KeptServicePages(8 * 1024 * 1024);
     const mib = 1024 * 1024;
     for (const k of ['a', 'b', 'c']) kept.put(k, source, page(k, 3 * mib), NOW);
     // 9 MiB over an 8 MiB budget: the oldest went.

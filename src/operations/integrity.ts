@@ -14,6 +14,7 @@
  * On Node a run goes to its end in the background of the request that started it; on Workers each
  * request carries it forward for at most `backgroundBudgetMs` inside `waitUntil`.
  */
+import { affectedIdentities, markServicesChanged } from '../policy/service-updates-repo.js';
 import type { Deps, ServiceContext } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { DataIntegrityCheckDetails } from '../generated/management-types.js';
@@ -113,7 +114,9 @@ async function carry(deps: Deps, run: Carry, until: number): Promise<void> {
       }
       const found = slice.findings.length > 0 || slice.more;
       tooManyErrors ||= slice.more;
-      const repairs = run.mode === 'fix' && found ? slice.fix : [];
+      // A repair may change what any identity's service list shows: every identity's stamp moves with it
+      // (service-updates, and the kept service pages that trust the stamp).
+      const repairs = run.mode === 'fix' && found && slice.fix.length > 0 ? [...slice.fix, markServicesChanged(deps.db, deps.now(), affectedIdentities.all())] : [];
       const committed = await commitSlice(deps.db, run, {
         cursor: JSON.stringify({ checker, cursor }),
         findings: slice.findings,

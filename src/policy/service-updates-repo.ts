@@ -9,7 +9,8 @@
  * - a config's update or delete: the identities reaching a service using it, and those overriding with it;
  * - a config type's update (its name keys the `config` map): the same, for every config of the type;
  * - an identity's service-config override: the identity;
- * - posture checks: the identities of the service policies that reference the check.
+ * - posture checks: the identities of the service policies that reference the check;
+ * - a data-integrity repair: every identity.
  * The stamp is the write's own time, so the value moves forward exactly when the list may have changed.
  * The same stamp tells `endSessionsWithoutAccess` which identities' sessions to re-check in that batch.
  */
@@ -21,6 +22,8 @@ import { identities, identityServiceConfigs, policyLinks, serviceConfigs, sessio
 /** Sub-queries yielding identity ids, the `which` of `markServicesChanged`. */
 export const affectedIdentities = {
   one: (identityId: string): SQL => sql`SELECT ${identityId}`,
+  /** Every identity (a data-integrity repair, which may change anything). */
+  all: (): SQL => sql`SELECT ${q(identities.id)} FROM ${identities}`,
   /** The identities a service policy matches now (before its links are replaced, or after). */
   ofPolicy: (policyId: string): SQL => sql`SELECT ${q(policyLinks.entityId)} FROM ${policyLinks} WHERE ${q(policyLinks.policyId)} = ${policyId} AND ${q(policyLinks.role)} = 'identity'`,
   /** The identities that may dial or bind the service. */

@@ -113,7 +113,11 @@ const dataIntegritySuite: Suite = ({ client, db }) => {
       expect((await serviceIds(a)).ids).toEqual([]);
 
       // Repairs apply as each checker goes: the kept set is examined after the links are repaired.
+      const stampOf = async (identityId: string) => (await db().select({ at: identities.servicesChangedAt }).from(identities).where(eq(identities.id, identityId)))[0].at ?? 0;
+      const stampBefore = await stampOf(b);
       const fixed = await run('fix');
+      // b's list changed behind the API: the repair moves its stamp (service-updates, kept service pages).
+      expect(await stampOf(b)).toBeGreaterThan(stampBefore);
       expect(fixed.results).toHaveLength(3);
       expect(fixed.results.every((r) => r.fixed)).toBe(true);
       expect((await run('check')).results).toEqual([]);

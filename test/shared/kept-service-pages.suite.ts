@@ -6,6 +6,7 @@ import { CLIENT } from '../helpers/client.js';
 import { TypedApi, type ClientOperations, type ManagementOperations } from '../helpers/typed-api.js';
 import { storeFixtures, unique } from './auth-fixtures.js';
 import { uniqueName } from './identities.suite.js';
+import { OidcClient } from './oidc-fixtures.js';
 import type { Suite } from './suite.js';
 
 const PASSWORD = 'kept-pages-password-1';
@@ -49,7 +50,7 @@ const keptServicePagesSuite: Suite = ({ client, db }) => {
       expect(r.status, r.text).toBe(200);
       return r;
     };
-    return { run, identityId, typeId, own, intercept, serviceId, policyId, api, list };
+    return { run, identityId, username, typeId, own, intercept, serviceId, policyId, api, list };
   }
 
   /** The identity's last change, a minute back: what the API writes next moves it forward again. */
@@ -76,6 +77,23 @@ const keptServicePagesSuite: Suite = ({ client, db }) => {
       .set({ servicesChangedAt: sql`${identities.servicesChangedAt} + 1` })
       .where(eq(identities.id, w.identityId));
     expect((await w.list()).body.data[0].name).toBe(renamed);
+  });
+
+  it('keeps the page of an OIDC bearer session the same way, read in one statement instead of the session row', async () => {
+    const w = await world();
+    const bearer = (await new OidcClient(client).passwordTokens(w.username, PASSWORD)).access_token;
+    const list = async () => {
+      const r = await client().request(`${CLIENT}/services?limit=10&configTypes=all`, { headers: { authorization: `Bearer ${bearer}` } });
+      expect(r.status, r.text).toBe(200);
+      return r;
+    };
+    await settle(w.identityId);
+    const first = await list();
+    expect(first.body.data.map((s: { id: string }) => s.id)).toEqual([w.serviceId]);
+    await renameBehindTheApi(w.serviceId, uniqueName('kp-bearer'));
+    expect((await list()).text).toBe(first.text);
+    await admin.ok('patchService', { path: { id: w.serviceId }, body: { name: `${w.run}-bearer` } });
+    expect((await list()).body.data[0].name).toBe(`${w.run}-bearer`);
   });
 
   it('keeps nothing made within the settling time of the last change', async () => {

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { compileRoleFilter } from '../../crud/list-query.js';
 import { qualified as q, type Statement } from '../../crud/repo.js';
-import type { Db } from '../../db/client.js';
+import { preparedPer, type Db } from '../../db/client.js';
 import { flatSelection } from '../../db/list-page.js';
 import type { ServiceRow } from './entity.js';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
@@ -158,8 +158,22 @@ export interface RiddenServiceView {
   servicesChangedAt: number | null;
 }
 
-const callerIdentity = callerRef('identity');
-const riddenAccess = identityAccessColumns(callerIdentity, ['dial', 'bind']);
+/** The columns of `RiddenServiceView` for the identity and API session given as SQL (a rider's `callerRef`s, or placeholders). */
+function serviceViewColumns(identityId: SQL, apiSessionId: SQL) {
+  const access = identityAccessColumns(identityId, ['dial', 'bind']);
+  return {
+    servicesPolicyCount: access.n,
+    servicesCachedTotal: access.cached,
+    servicesViewer: access.viewer,
+    servicesPostureInputs: postureInputsColumn(identityGrantPolicies(identityId), identityId, apiSessionId),
+  };
+}
+type ServiceViewRow = { [K in keyof ReturnType<typeof serviceViewColumns>]: unknown };
+const serviceViewOf = (row: ServiceViewRow, servicesChangedAt: number | null): RiddenServiceView => ({
+  access: identityAccessOf(row.servicesPolicyCount, row.servicesCachedTotal, row.servicesViewer),
+  postureInputs: row.servicesPostureInputs as string | null,
+  servicesChangedAt,
+});
 
 /**
  * The client's `GET /services` rides on the session check (`SessionRider`): what its page needs first (the
@@ -168,15 +182,24 @@ const riddenAccess = identityAccessColumns(callerIdentity, ['dial', 'bind']);
  * every service (a few index probes read for nothing).
  */
 export const servicesRider: SessionRider<RiddenServiceView> = {
-  selection: {
-    servicesPolicyCount: riddenAccess.n,
-    servicesCachedTotal: riddenAccess.cached,
-    servicesViewer: riddenAccess.viewer,
-    servicesPostureInputs: postureInputsColumn(identityGrantPolicies(callerIdentity), callerIdentity, callerRef('apiSession')),
-  },
-  value: (row) => ({
-    access: identityAccessOf(row.servicesPolicyCount, row.servicesCachedTotal, row.servicesViewer),
-    postureInputs: row.servicesPostureInputs as string | null,
-    servicesChangedAt: (row.identity as Pick<SessionIdentity, 'servicesChangedAt'>).servicesChangedAt,
-  }),
+  selection: serviceViewColumns(callerRef('identity'), callerRef('apiSession')),
+  value: (row) => serviceViewOf(row as ServiceViewRow, (row.identity as Pick<SessionIdentity, 'servicesChangedAt'>).servicesChangedAt),
 };
+
+const serviceViewLookup = preparedPer((db) =>
+  db
+    .select({ ...serviceViewColumns(sql`${sql.placeholder('identityId')}`, sql`${sql.placeholder('apiSessionId')}`), servicesChangedAt: identities.servicesChangedAt })
+    .from(identities)
+    .where(eq(identities.id, sql.placeholder('identityId')))
+    .limit(1)
+    .prepare(),
+);
+
+/**
+ * What `servicesRider` reads, for a caller whose session check read no row (an OIDC bearer token): one
+ * statement before the page, or the whole answer when the page is kept. Undefined when the identity is gone.
+ */
+export async function callerServiceView(db: Db, identityId: string, apiSessionId: string): Promise<RiddenServiceView | undefined> {
+  const [row] = await serviceViewLookup(db).all({ identityId, apiSessionId });
+  return row ? serviceViewOf(row, row.servicesChangedAt) : undefined;
+}

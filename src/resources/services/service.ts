@@ -12,7 +12,7 @@ import { affectedIdentities, markServicesChanged } from '../../policy/service-up
 import { terminatorsOfService } from '../terminators/repo.js';
 import { serviceEntity, TERMINATOR_STRATEGIES, type ServiceRow } from './entity.js';
 import { configSelection, PageAccess, renderService, viewerPolicySet, viewGrants } from './mapper.js';
-import { configsWithTypes, grantedServicePage, grantedWhere, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesRider, servicesUsingConfig, setServiceConfigs, type RiddenServiceView, type ServiceExtraValues } from './repo.js';
+import { callerServiceView, configsWithTypes, grantedServicePage, grantedWhere, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesRider, servicesUsingConfig, setServiceConfigs, type RiddenServiceView, type ServiceExtraValues } from './repo.js';
 import { riddenValue, type RiddenValue } from '../../auth/session-repo.js';
 import { readJson } from '../../lib/json.js';
 import { postureInputsOf, type PostureInputs } from '../../posture/repo.js';
@@ -121,7 +121,9 @@ export const serviceService = {
    */
   async listForCaller(deps: Deps, list: ListQueryParams, query: { roleFilter?: string[]; roleSemantic?: string }, caller: ServiceCaller): Promise<ListResult<ServiceDetail>> {
     if (caller.isAdmin) return serviceService.list(deps, list, query, caller);
-    return listGrantedServices(deps, caller.identityId, ['dial', 'bind'], list, caller, { roleFilter: serviceRoleFilter(query.roleFilter, query.roleSemantic), known: riddenValue(caller.ridden, servicesRider) });
+    // Read along by the session check, else (a bearer token: no session row was read) in one statement.
+    const known = riddenValue(caller.ridden, servicesRider) ?? (await callerServiceView(deps.db, caller.identityId, caller.apiSessionId));
+    return listGrantedServices(deps, caller.identityId, ['dial', 'bind'], list, caller, { roleFilter: serviceRoleFilter(query.roleFilter, query.roleSemantic), known });
   },
   /** The identity an admin lists services as (`asIdentity`: id or name), or 404. */
   async viewer(deps: Deps, idOrName: string): Promise<{ identityId: string; isAdmin: boolean }> {

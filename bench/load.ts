@@ -107,7 +107,7 @@ async function drive(state: PhaseState, job: LoadJob, ms: number, measureFrom: n
       const sentAt = performance.now();
       try {
         // A response arriving long after the slice would not be counted: do not wait for it forever.
-        const reply = await send(state.agent, state.phase.target, spec, Math.max(1_000, end - sentAt + 5_000));
+        const reply = await send(state.agent, state.phase.target, spec, Math.max(1_000, end - sentAt + 5_000), true);
         const ok = reply.status >= 200 && reply.status < 300;
         record(String(reply.status), ok, reply.ms, () => `${reply.status} ${reply.body.slice(0, 200)}`);
       } catch (e) {

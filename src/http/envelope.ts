@@ -10,17 +10,31 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'applic
 
 /** What an envelope response was made of, kept so that later layers can add headers by remaking it. */
 interface Parts {
-  /** Text, or UTF-8 bytes when parts were serialised once (src/lib/json.ts). */
-  body: string | Uint8Array;
+  /** Text, or UTF-8 bytes when parts were serialised once, or their pieces for a large answer (src/lib/json.ts). */
+  body: string | Uint8Array | readonly Uint8Array[];
   status: number;
   headers: Readonly<Record<string, string>>;
 }
 const partsOf = new WeakMap<Response, Parts>();
 
-function respond(body: string | Uint8Array, status: number, headers: Readonly<Record<string, string>>): Response {
-  const response = new Response(body, { status, headers });
+function respond(body: Parts['body'], status: number, headers: Readonly<Record<string, string>>): Response {
+  const response = typeof body === 'string' || body instanceof Uint8Array ? new Response(body, { status, headers }) : piecesResponse(body, status, headers);
   partsOf.set(response, { body, status, headers });
   return response;
+}
+
+/** An answer given as pieces: streamed as they are, with its length (each response its own stream: a remake makes another). */
+function piecesResponse(pieces: readonly Uint8Array[], status: number, headers: Readonly<Record<string, string>>): Response {
+  let length = 0;
+  for (const p of pieces) length += p.length;
+  let next = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (next < pieces.length) controller.enqueue(pieces[next++]);
+      else controller.close();
+    },
+  });
+  return new Response(stream, { status, headers: extend(headers, { 'content-length': String(length) }) });
 }
 
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { serialise, serialisedOnce } from '../../../src/lib/json.js';
+import { serialise, serialisedNow, serialisedOnce } from '../../../src/lib/json.js';
 
-const text = (body: string | Uint8Array) => (typeof body === 'string' ? body : new TextDecoder().decode(body));
+const text = (body: string | Uint8Array | Uint8Array[]) => (typeof body === 'string' ? body : new TextDecoder().decode(Array.isArray(body) ? Buffer.concat(body) : body));
 
 /** A plain deep copy: the value as JSON.stringify would see it without any marks. */
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
@@ -39,6 +39,19 @@ describe('serialise', () => {
       expect(text(body)).toBe(JSON.stringify(plain(page)));
       expect((body as Uint8Array).byteLength).toBe(new TextEncoder().encode(JSON.stringify(plain(page))).byteLength);
     }
+  });
+
+  it('gives a large answer of a few pieces as the pieces, the marked value\'s own bytes among them', () => {
+    const page = serialisedNow(Array.from({ length: 3000 }, (_, i) => ({ id: `s${i}`, name: 'é'.repeat(i % 3) + 'x'.repeat(100) }))).value;
+    const envelope = { data: page, meta: { pagination: { limit: 3000, offset: 0, totalCount: 3000 } } };
+    const first = serialise(envelope);
+    const second = serialise(envelope);
+    expect(Array.isArray(first) && Array.isArray(second)).toBe(true);
+    expect(text(first)).toBe(JSON.stringify(plain(envelope)));
+    // The page's bytes are shared by both answers, not copied.
+    expect((first as Uint8Array[]).find((b) => b.length > 100_000)).toBe((second as Uint8Array[]).find((b) => b.length > 100_000));
+    // A small answer stays one piece.
+    expect(Array.isArray(serialise({ data: serialisedNow([{ id: 'a' }]).value }))).toBe(false);
   });
 
   it('leaves stored strings that look like markers alone (they cannot know the nonce)', () => {

@@ -7,7 +7,7 @@ const NOW = 1_000_000_000;
 const source = { servicesChangedAt: NOW - SETTLE_MS, postureInputs: null };
 /** A page of about `bytes` bytes of JSON. */
 const page = (name: string, bytes = 100) => ({ data: [{ id: name, name: name.padEnd(bytes, '.') }] as unknown as ServiceDetail[], meta: { pagination: { limit: 10, offset: 0, totalCount: 1 } } });
-const text = (body: string | Uint8Array) => (typeof body === 'string' ? body : new TextDecoder().decode(body));
+const text = (body: string | Uint8Array | Uint8Array[]) => (typeof body === 'string' ? body : new TextDecoder().decode(Array.isArray(body) ? Buffer.concat(body) : body));
 
 describe('KeptServicePages', () => {
   it('answers a page only for the very source it was made from', () => {

@@ -96,19 +96,36 @@ function postureInputsUnion(policyIds: SQL, identityId: Placeholder | SQL, apiSe
     CHECK_COLUMNS.map(([, column], i) => sql`${q(column)} AS ${sql.raw(`c${i}`)}`),
     sql`, `,
   );
-  const noCheck = sql.raw(CHECK_COLUMNS.map(() => 'NULL').join(', '));
   // Check rows carry the matching policies in `key`; response rows have no check columns.
   return sql`SELECT 'CHECK' AS kind, json_group_array(${q(policyLinks.policyId)}) || '' AS key, ${q(postureChecks.id)} AS checkId, NULL AS data, 0 AS at, ${checkColumns}
       FROM ${policyLinks} JOIN ${postureChecks} ON ${q(postureChecks.id)} = ${q(policyLinks.entityId)}
       WHERE ${q(policyLinks.role)} = 'postureCheck' AND ${q(policyLinks.policyId)} IN (${policyIds})
       GROUP BY ${q(postureChecks.id)}
     UNION ALL
-    SELECT ${q(postureResponses.kind)}, ${q(postureResponses.key)}, ${q(postureResponses.postureCheckId)}, ${q(postureResponses.data)}, ${q(postureResponses.updatedAt)}, ${noCheck}
+    ${postureDataRows(identityId, apiSessionId, sql.raw(`, ${CHECK_COLUMNS.map(() => 'NULL').join(', ')}`))}`;
+}
+
+/**
+ * The posture the identity and its API session reported, as rows of the response columns (`padding`: the
+ * union's other columns): the identity's responses, then the API session's `SESSION` row.
+ */
+function postureDataRows(identityId: Placeholder | SQL, apiSessionId: Placeholder | SQL, padding: SQL): SQL {
+  return sql`SELECT ${q(postureResponses.kind)} AS kind, ${q(postureResponses.key)} AS key, ${q(postureResponses.postureCheckId)} AS checkId, ${q(postureResponses.data)} AS data, ${q(postureResponses.updatedAt)} AS at${padding}
       FROM ${postureResponses} WHERE ${q(postureResponses.identityId)} = ${identityId}
     UNION ALL
-    SELECT 'SESSION', '', '', json_object('passedMfaAt', CASE WHEN ${verifiedMfa(sql`zs.identity_id`)} THEN zs.passed_mfa_at END, 'wokenAt', zp.woken_at, 'unlockedAt', zp.unlocked_at, 'sdkInfo', json(coalesce(zp.sdk_info, zi.sdk_info))) || '', 0, ${noCheck}
+    SELECT 'SESSION', '', '', json_object('passedMfaAt', CASE WHEN ${verifiedMfa(sql`zs.identity_id`)} THEN zs.passed_mfa_at END, 'wokenAt', zp.woken_at, 'unlockedAt', zp.unlocked_at, 'sdkInfo', json(coalesce(zp.sdk_info, zi.sdk_info))) || '', 0${padding}
       FROM ${apiSessions} AS zs LEFT JOIN ${apiSessionPosture} AS zp ON zp.api_session_id = zs.id LEFT JOIN ${identities} AS zi ON zi.id = zs.identity_id
       WHERE zs.id = ${apiSessionId} AND zs.identity_id = ${identityId}`;
+}
+
+/**
+ * The reported posture of `postureInputsColumn` without the checks: the identity's responses and the API
+ * session's `SESSION` row as one text, NULL when no posture check exists at all. With the identity's
+ * service-list stamp (which every change of a check its policies match moves) it tells whether an
+ * evaluation could come out differently, at a fraction of the cost of reading the checks.
+ */
+export function postureStateColumn(identityId: Placeholder | SQL, apiSessionId: Placeholder | SQL): SQL<string | null> {
+  return sql<string | null>`CASE WHEN ${postureChecksExistSql} THEN (SELECT json_group_array(json_array(zr.kind, zr.key, zr.checkId, zr.data, zr.at)) FROM (${postureDataRows(identityId, apiSessionId, sql``)}) AS zr) END`;
 }
 
 const UNION_COLUMNS = [...RESPONSE_COLUMNS, ...CHECK_COLUMNS.map((_, i) => `c${i}`)];

@@ -4,9 +4,12 @@
  * check (`probeRider`), so a new session is that one read and the insert, a re-create the read alone, and
  * a refusal for posture the read and the failed-request record. A body the rider cannot use (no
  * `serviceId`) is refused after the session check, as before. The client's `GET /services` rides on the
- * session check too (`servicesRider`): the session read and the page.
+ * session check too (`servicesRider`): a page made afresh is the session read, the page and (under posture
+ * checks) its policies' checks; a kept page (ADR 0015) the session read alone.
  */
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { identities } from '../../src/db/schema/index.js';
 import { CLIENT, MGMT } from '../helpers/client.js';
 import { createNodeTestApp, type NodeTestApp } from '../helpers/node-app.js';
 import { storeFixtures, unique } from '../shared/auth-fixtures.js';
@@ -103,20 +106,30 @@ describe('POST /sessions under posture checks', () => {
     expect(badToken.status).toBe(401);
   });
 
-  it('lists the services of GET /services with the session read and the page alone, posture queries included', async () => {
+  it('lists the services of GET /services with the session read, the page and its checks; a kept page with the session read alone', async () => {
     const { identityId, token, serviceId } = await userWithService('ls');
     const checkId = await created('posture-checks', { name: unique('pc'), typeId: 'DOMAIN', domains: ['corp.example'] });
     const policyId = await created('service-policies', { name: unique('sp'), type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${identityId}`], serviceRoles: [`@${serviceId}`], postureCheckRoles: [`@${checkId}`] });
-    // The first listing counts and keeps the identity's total; the next ones find it kept.
+    const expectPage = (reply: { status: number; body: any }) => {
+      expect(reply.status).toBe(200);
+      expect(reply.body.meta.pagination.totalCount).toBe(1);
+      expect(reply.body.data.map((s: { id: string }) => s.id)).toEqual([serviceId]);
+      expect(reply.body.data[0].permissions).toEqual(['Dial']);
+      expect(reply.body.data[0].postureQueries).toMatchObject([{ policyId, policyType: 'Dial', isPassing: false, postureQueries: [{ id: checkId, queryType: 'DOMAIN', isPassing: false }] }]);
+    };
+    // The first listing counts and keeps the identity's total; the next ones find it kept. The identity's
+    // list has just changed, so its page is made afresh each time.
     expect((await t.client.get(`${CLIENT}/services`, token)).status).toBe(200);
     single.length = 0;
-    const reply = await t.client.get(`${CLIENT}/services`, token);
-    expect(reply.status).toBe(200);
-    expect(single).toHaveLength(2);
+    expectPage(await t.client.get(`${CLIENT}/services`, token));
+    expect(single).toHaveLength(3);
     expect(single[0]).toMatch(/"api_sessions"\."token_hash" = \?/);
-    expect(reply.body.meta.pagination.totalCount).toBe(1);
-    expect(reply.body.data.map((s: { id: string }) => s.id)).toEqual([serviceId]);
-    expect(reply.body.data[0].permissions).toEqual(['Dial']);
-    expect(reply.body.data[0].postureQueries).toMatchObject([{ policyId, policyType: 'Dial', isPassing: false, postureQueries: [{ id: checkId, queryType: 'DOMAIN', isPassing: false }] }]);
+    // Its last change a minute back: the page is kept once made, then answered from the session read.
+    await t.deps.db.update(identities).set({ servicesChangedAt: sql`${identities.servicesChangedAt} - 60000` }).where(eq(identities.id, identityId));
+    expectPage(await t.client.get(`${CLIENT}/services`, token));
+    single.length = 0;
+    expectPage(await t.client.get(`${CLIENT}/services`, token));
+    expect(single).toHaveLength(1);
+    expect(single[0]).toMatch(/"api_sessions"\."token_hash" = \?/);
   });
 });

@@ -6,8 +6,8 @@
  * check tells at no extra read:
  * - `identities.services_changed_at`, the stamp every write that can change the identity's list moves (the
  *   same one `service-updates` answers, src/policy/service-updates-repo.ts);
- * - the posture inputs of the caller's policies, the session's MFA and endpoint state included (the
- *   services rider's text, compared whole), since posture responses do not move the stamp;
+ * - the posture the identity and its API session reported (responses, MFA and endpoint state, SDK info: the
+ *   services rider's text, compared whole), which moves no stamp; the checks themselves do move it;
  * - the config types, limit and offset the page was asked with.
  * Nothing is ever trusted from the kept page itself: a page whose checks depend on the clock (an MFA
  * timeout or grace period) is not kept, nor one made within `SETTLE_MS` of its stamp, since a write in
@@ -22,8 +22,8 @@ import { serialisedNow } from '../../lib/json.js';
 export interface PageSource {
   /** `identities.services_changed_at` as the session check read it. */
   servicesChangedAt: number | null;
-  /** The services rider's posture inputs, as read (null: no posture check exists). */
-  postureInputs: string | null;
+  /** The services rider's reported posture, as read (null: no posture check exists). */
+  postureState: string | null;
 }
 
 /** A page is kept only once its stamp is this much older than the moment it is made. */
@@ -52,7 +52,7 @@ export class KeptServicePages {
   /** The kept page for the key if it was made from this very source. */
   get(key: string, source: PageSource): ListResult<ServiceDetail> | undefined {
     const kept = this.pages.get(key);
-    if (kept === undefined || kept.servicesChangedAt !== source.servicesChangedAt || kept.postureInputs !== source.postureInputs) return undefined;
+    if (kept === undefined || kept.servicesChangedAt !== source.servicesChangedAt || kept.postureState !== source.postureState) return undefined;
     this.pages.delete(key);
     this.pages.set(key, kept);
     return kept.page;
@@ -67,7 +67,7 @@ export class KeptServicePages {
     if (source.servicesChangedAt !== null && source.servicesChangedAt > now - SETTLE_MS) return;
     const { bytes } = serialisedNow(page.data);
     if (bytes > this.budget * MAX_PAGE_SHARE) return;
-    this.pages.set(key, { servicesChangedAt: source.servicesChangedAt, postureInputs: source.postureInputs, page, bytes });
+    this.pages.set(key, { servicesChangedAt: source.servicesChangedAt, postureState: source.postureState, page, bytes });
     this.bytes += bytes;
     for (const oldest of this.pages.keys()) {
       if (this.bytes <= this.budget) break;

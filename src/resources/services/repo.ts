@@ -5,7 +5,7 @@ import { preparedPer, type Db } from '../../db/client.js';
 import { flatSelection } from '../../db/list-page.js';
 import type { ServiceRow } from './entity.js';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
-import { postureChecksExistSql, postureInputsColumn } from '../../posture/repo.js';
+import { postureChecksExistSql, postureStateColumn } from '../../posture/repo.js';
 import { callerRef, type SessionIdentity, type SessionRider } from '../../auth/session-repo.js';
 import { identityAccessColumns, identityAccessOf, identityGrantPolicies, identityGrantPolicyList, reachable, type BoundId, type IdentityServiceAccess, type ServiceWalk, type Walk } from '../../policy/repo.js';
 import { configs, configTypes, identities, identityServiceConfigs, policyLinks, serviceConfigs, serviceGrantSets, services } from '../../db/schema/index.js';
@@ -152,8 +152,8 @@ export function grantedWhere(identityId: string, types: readonly ('dial' | 'bind
 export interface RiddenServiceView {
   /** The caller's Dial/Bind policy count and cached total (`identityServiceAccess`). */
   access: IdentityServiceAccess;
-  /** The posture inputs of every Dial/Bind policy of the caller (those of a page's are among them); null without posture checks. */
-  postureInputs: string | null;
+  /** The posture the caller and its API session reported (`postureStateColumn`); null without posture checks. */
+  postureState: string | null;
   /** The caller's `services_changed_at`, from the session row itself. */
   servicesChangedAt: number | null;
 }
@@ -165,21 +165,22 @@ function serviceViewColumns(identityId: SQL, apiSessionId: SQL) {
     servicesPolicyCount: access.n,
     servicesCachedTotal: access.cached,
     servicesViewer: access.viewer,
-    servicesPostureInputs: postureInputsColumn(identityGrantPolicies(identityId), identityId, apiSessionId),
+    servicesPostureState: postureStateColumn(identityId, apiSessionId),
   };
 }
 type ServiceViewRow = { [K in keyof ReturnType<typeof serviceViewColumns>]: unknown };
 const serviceViewOf = (row: ServiceViewRow, servicesChangedAt: number | null): RiddenServiceView => ({
   access: identityAccessOf(row.servicesPolicyCount, row.servicesCachedTotal, row.servicesViewer),
-  postureInputs: row.servicesPostureInputs as string | null,
+  postureState: row.servicesPostureState as string | null,
   servicesChangedAt,
 });
 
 /**
  * The client's `GET /services` rides on the session check (`SessionRider`): what its page needs first (the
- * caller's policy count and cached total) and the posture inputs of the caller's policies come with the
- * session, so a page is the session read and the page's own statement. Not used for admins, who list
- * every service (a few index probes read for nothing).
+ * caller's policy count and cached total) and what tells whether a kept page still holds (the stamp, read
+ * with the session anyway, and the reported posture) come with the session. A kept page is then the session
+ * read alone; a page made afresh adds its own statement (and, under posture checks, the read of its
+ * policies' checks). Not used for admins, who list every service (a few index probes read for nothing).
  */
 export const servicesRider: SessionRider<RiddenServiceView> = {
   selection: serviceViewColumns(callerRef('identity'), callerRef('apiSession')),

@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.js';
 import { fieldError, messageError, notFound } from '../../errors.js';
 import type { ServiceCreate, ServiceDetail, ServicePatch } from '../../generated/management-types.js';
 import { entityLinkStatements, entityRemovalStatements, identityServiceReach } from '../../policy/repo.js';
-import { evaluatePolicies, postureMovesWithTime } from '../../posture/evaluate.js';
+import { evaluatePolicies, postureMovesWithTime, type PolicyPosture } from '../../posture/evaluate.js';
 import { KeptServicePages, keptServicePages } from './page-cache.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 import { terminatorsOfService } from '../terminators/repo.js';
@@ -15,7 +15,7 @@ import { configSelection, PageAccess, renderService, viewerPolicySet, viewGrants
 import { callerServiceView, configsWithTypes, grantedServicePage, grantedWhere, identityByIdOrName, serviceCascade, serviceExtras, serviceRoleFilter, servicesRider, servicesUsingConfig, setServiceConfigs, type RiddenServiceView, type ServiceExtraValues } from './repo.js';
 import { riddenValue, type RiddenValue } from '../../auth/session-repo.js';
 import { readJson } from '../../lib/json.js';
-import { postureInputsOf, type PostureInputs } from '../../posture/repo.js';
+import { postureInputs } from '../../posture/repo.js';
 
 type Attached = { configId: string; configTypeId: string }[];
 
@@ -87,23 +87,29 @@ const selected = (r: SelectedService) => r;
  * posture of every policy granting a service on the page is evaluated once (at most a few reads whatever
  * the page size, and only when posture checks exist at all), and each distinct `postureQueries` rendered once.
  */
-async function renderPage(deps: Deps, view: ServiceView, rows: readonly SelectedService[], read?: PostureInputs, viewerPolicies?: string | null): Promise<ServiceDetail[]> {
+async function renderPage(deps: Deps, view: ServiceView, rows: readonly SelectedService[], viewerPolicies?: string | null, facts?: RenderFacts): Promise<ServiceDetail[]> {
   const accesses = new PageAccess(viewerPolicies);
   const access = rows.map((r) => accesses.of(r));
-  // `read`: the posture inputs the session check read along (of all the caller's policies), else read here.
-  const posture = accesses.policyIds.size > 0 && rows.some((r) => r.postureChecksExist) ? await evaluatePolicies(deps, view.identityId, view.apiSessionId ?? '', [...accesses.policyIds], read) : undefined;
+  let posture: Map<string, PolicyPosture> | undefined;
+  if (accesses.policyIds.size > 0 && rows.some((r) => r.postureChecksExist)) {
+    const policyIds = [...accesses.policyIds];
+    const read = await postureInputs(deps.db, policyIds, view.identityId, view.apiSessionId ?? '');
+    if (facts) facts.movesWithTime = postureMovesWithTime(read);
+    posture = await evaluatePolicies(deps, view.identityId, view.apiSessionId ?? '', policyIds, read);
+  }
   accesses.render(posture);
   const wanted = configSelection(wantedTypes(view));
   return rows.map((r, i) => renderService(r.row, r, wanted, access[i]));
 }
 
-async function renderList(deps: Deps, view: ServiceView, page: ServicePage, read?: PostureInputs): Promise<ListResult<ServiceDetail>> {
-  return { data: await renderPage(deps, view, page.data, read, page.viewerPolicies), meta: page.meta };
+/** What rendering learnt that decides whether the page may be kept. */
+interface RenderFacts {
+  /** Its posture would evaluate differently at another moment (`postureMovesWithTime`). */
+  movesWithTime: boolean;
 }
 
-/** The posture inputs the services rider read along, parsed; undefined when none were (they are read when needed). */
-function riddenPostureInputs(known: RiddenServiceView | undefined): PostureInputs | undefined {
-  return typeof known?.postureInputs === 'string' ? postureInputsOf(readJson<unknown[][]>(known.postureInputs, [])) : undefined;
+async function renderList(deps: Deps, view: ServiceView, page: ServicePage, facts?: RenderFacts): Promise<ListResult<ServiceDetail>> {
+  return { data: await renderPage(deps, view, page.data, page.viewerPolicies, facts), meta: page.meta };
 }
 
 export { servicesRider };
@@ -186,16 +192,16 @@ export async function listGrantedServices(
   if (hit) return hit;
   // One statement (or the session check, `known`) gives, usually, the cached exact total, and with it the walk of the page.
   const { total, walk, viewerPolicies } = await identityServiceReach(deps.db, identityId, types, known?.access);
-  const read = riddenPostureInputs(known);
   if (q) {
     const rows = walk === 'none' ? [] : await grantedServicePage(deps.db, identityId, types, walk, q.limit ?? -1, q.offset);
-    const page = await renderList(deps, view, { data: rows, meta: listMeta(total, q.limit, q.offset, serviceEntity.fields), viewerPolicies }, read);
-    if (kept && !(read && postureMovesWithTime(read))) kept.put(key, known!, page, deps.now());
+    const facts: RenderFacts = { movesWithTime: false };
+    const page = await renderList(deps, view, { data: rows, meta: listMeta(total, q.limit, q.offset, serviceEntity.fields), viewerPolicies }, facts);
+    if (kept && !facts.movesWithTime) kept.put(key, known!, page, deps.now());
     return page;
   }
   const where = grantedWhere(identityId, types, walk, roleFilter);
   const general = { where, extras: serviceExtras(identityId), render: selected, total: roleFilter ? undefined : async () => total };
-  return renderList(deps, view, await (related ? listRelated(deps, serviceEntity, list, general) : listEntities(deps, serviceEntity, list, general)), read);
+  return renderList(deps, view, await (related ? listRelated(deps, serviceEntity, list, general) : listEntities(deps, serviceEntity, list, general)));
 }
 
 /** A service sub-list in an identity's view (`/configs/{id}/services`, `/identities/{id}/services`, ...). */

@@ -4,7 +4,7 @@ import { serialise } from '../../../src/lib/json.js';
 import { KeptServicePages, SETTLE_MS } from '../../../src/resources/services/page-cache.js';
 
 const NOW = 1_000_000_000;
-const source = { servicesChangedAt: NOW - SETTLE_MS, postureInputs: null };
+const source = { servicesChangedAt: NOW - SETTLE_MS, postureState: null };
 /** A page of about `bytes` bytes of JSON. */
 const page = (name: string, bytes = 100) => ({ data: [{ id: name, name: name.padEnd(bytes, '.') }] as unknown as ServiceDetail[], meta: { pagination: { limit: 10, offset: 0, totalCount: 1 } } });
 const text = (body: string | Uint8Array | Uint8Array[]) => (typeof body === 'string' ? body : new TextDecoder().decode(Array.isArray(body) ? Buffer.concat(body) : body));
@@ -16,18 +16,18 @@ describe('KeptServicePages', () => {
     kept.put('k', source, p, NOW);
     expect(kept.get('k', source)).toBe(p);
     expect(kept.get('k', { ...source, servicesChangedAt: source.servicesChangedAt + 1 })).toBeUndefined();
-    expect(kept.get('k', { ...source, postureInputs: '[]' })).toBeUndefined();
+    expect(kept.get('k', { ...source, postureState: '[]' })).toBeUndefined();
     expect(kept.get('other', source)).toBeUndefined();
     // A stamp never set (no change ever) is a source like any other.
     const q = page('b');
-    kept.put('never', { servicesChangedAt: null, postureInputs: null }, q, NOW);
-    expect(kept.get('never', { servicesChangedAt: null, postureInputs: null })).toBe(q);
+    kept.put('never', { servicesChangedAt: null, postureState: null }, q, NOW);
+    expect(kept.get('never', { servicesChangedAt: null, postureState: null })).toBe(q);
   });
 
   it('keeps no page made within the settling time of its stamp, and drops the one it replaces', () => {
     const kept = new KeptServicePages(8 * 1024 * 1024);
     kept.put('k', source, page('old'), NOW);
-    const young = { servicesChangedAt: NOW - SETTLE_MS + 1, postureInputs: null };
+    const young = { servicesChangedAt: NOW - SETTLE_MS + 1, postureState: null };
     kept.put('k', young, page('young'), NOW);
     expect(kept.get('k', young)).toBeUndefined();
     expect(kept.get('k', source)).toBeUndefined();

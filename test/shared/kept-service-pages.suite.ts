@@ -96,6 +96,26 @@ const keptServicePagesSuite: Suite = ({ client, db }) => {
     expect((await list()).body.data[0].name).toBe(`${w.run}-bearer`);
   });
 
+  it("keeps an admin's view of the identity's services apart from the identity's own, and makes it again once the stamp moves", async () => {
+    const w = await world();
+    const view = async () => {
+      const r = await client().request(`/edge/management/v1/identities/${w.identityId}/services?limit=10`, { token: adminToken });
+      expect(r.status, r.text).toBe(200);
+      return r;
+    };
+    await settle(w.identityId);
+    const first = await view();
+    const own = await w.list();
+    expect(first.body.data.map((s: { id: string }) => s.id)).toEqual([w.serviceId]);
+    // No config types asked: the admin's view has no config map, the identity's has both configs.
+    expect(first.body.data[0].config).toEqual({});
+    expect(Object.keys(own.body.data[0].config)).toHaveLength(2);
+    await renameBehindTheApi(w.serviceId, uniqueName('kp-admin'));
+    expect((await view()).text).toBe(first.text);
+    await admin.ok('patchService', { path: { id: w.serviceId }, body: { name: `${w.run}-admin` } });
+    expect((await view()).body.data[0].name).toBe(`${w.run}-admin`);
+  });
+
   it('keeps nothing made within the settling time of the last change', async () => {
     const w = await world();
     const first = await w.list();

@@ -8,7 +8,8 @@
  *   same one `service-updates` answers, src/policy/service-updates-repo.ts);
  * - the posture the identity and its API session reported (responses, MFA and endpoint state, SDK info: the
  *   services rider's text, compared whole), which moves no stamp; the checks themselves do move it;
- * - the config types, limit and offset the page was asked with.
+ * - the config types, limit and offset the page was asked with, and whether it was rendered for an API
+ *   session (the client's list) or for the identity alone (the management `/identities/{id}/services`).
  * Nothing is ever trusted from the kept page itself: a page whose checks depend on the clock (an MFA
  * timeout or grace period) is not kept, nor one made within `SETTLE_MS` of its stamp, since a write in
  * the same millisecond, or from a clock a little behind, would leave the stamp where it was.
@@ -45,8 +46,8 @@ export class KeptServicePages {
   constructor(private readonly budget: number) {}
 
   /** The key of one identity's page as asked: one entry per key, replaced when its source moves. */
-  static key(identityId: string, types: readonly string[], configTypes: readonly string[], limit: number | null, offset: number): string {
-    return JSON.stringify([identityId, types, configTypes, limit ?? null, offset]);
+  static key(identityId: string, types: readonly string[], configTypes: readonly string[], limit: number | null, offset: number, forSession: boolean): string {
+    return JSON.stringify([identityId, types, configTypes, limit ?? null, offset, forSession]);
   }
 
   /** The kept page for the key if it was made from this very source. */

@@ -197,8 +197,9 @@ const serviceViewLookup = preparedPer((db) =>
 );
 
 /**
- * What `servicesRider` reads, for a caller whose session check read no row (an OIDC bearer token): one
- * statement before the page, or the whole answer when the page is kept. Undefined when the identity is gone.
+ * What `servicesRider` reads, for a list whose session check did not read it: an OIDC bearer token (no
+ * session row is read), or an admin's `/identities/{id}/services` (`apiSessionId` ''). One statement before
+ * the page, or the whole answer when the page is kept. Undefined when the identity is gone.
  */
 export async function callerServiceView(db: Db, identityId: string, apiSessionId: string): Promise<RiddenServiceView | undefined> {
   const [row] = await serviceViewLookup(db).all({ identityId, apiSessionId });

@@ -127,9 +127,8 @@ export const serviceService = {
    */
   async listForCaller(deps: Deps, list: ListQueryParams, query: { roleFilter?: string[]; roleSemantic?: string }, caller: ServiceCaller): Promise<ListResult<ServiceDetail>> {
     if (caller.isAdmin) return serviceService.list(deps, list, query, caller);
-    // Read along by the session check, else (a bearer token: no session row was read) in one statement.
-    const known = riddenValue(caller.ridden, servicesRider) ?? (await callerServiceView(deps.db, caller.identityId, caller.apiSessionId));
-    return listGrantedServices(deps, caller.identityId, ['dial', 'bind'], list, caller, { roleFilter: serviceRoleFilter(query.roleFilter, query.roleSemantic), known });
+    // Read along by the session check; a bearer token reads no session row, and its page reads it (`listGrantedServices`).
+    return listGrantedServices(deps, caller.identityId, ['dial', 'bind'], list, caller, { roleFilter: serviceRoleFilter(query.roleFilter, query.roleSemantic), known: riddenValue(caller.ridden, servicesRider) });
   },
   /** The identity an admin lists services as (`asIdentity`: id or name), or 404. */
   async viewer(deps: Deps, idOrName: string): Promise<{ identityId: string; isAdmin: boolean }> {
@@ -181,13 +180,18 @@ export async function listGrantedServices(
   view: ServiceView,
   options: { roleFilter?: SQL; related?: boolean; known?: RiddenServiceView } = {},
 ): Promise<ListResult<ServiceDetail>> {
-  const { roleFilter, related = false, known } = options;
+  const { roleFilter, related = false } = options;
+  let { known } = options;
   const plainPaging = !related || [list.limit, list.offset].every((v) => v === undefined || v === '' || PLAIN_INTEGER.test(String(v)));
   const plain = !list.filter && !list.sort && !roleFilter && plainPaging;
   const q = plain ? resolveListQuery(list, serviceEntity.fields) : undefined;
-  // The client's own page, with what decides it read along by the session check, may be one kept (page-cache.ts).
-  const kept = q && known && !related ? keptServicePages(deps.db, deps.config.servicePageCacheBytes) : undefined;
-  const key = kept && q ? KeptServicePages.key(identityId, types, wantedTypes(view), q.limit, q.offset) : '';
+  // The plain page may be a kept one (page-cache.ts): what decides it was read along by the session check
+  // (`known`), or, for Dial and Bind together (what the view reads), is read here in one statement.
+  let kept = q ? keptServicePages(deps.db, deps.config.servicePageCacheBytes) : undefined;
+  if (kept && !known && types.length === 2) known = await callerServiceView(deps.db, identityId, view.apiSessionId ?? '');
+  if (!known) kept = undefined;
+  // Rendered for an API session (the client's), or for the identity alone (management): posture differs.
+  const key = kept && q ? KeptServicePages.key(identityId, types, wantedTypes(view), q.limit, q.offset, Boolean(view.apiSessionId)) : '';
   const hit = kept?.get(key, known!);
   if (hit) return hit;
   // One statement (or the session check, `known`) gives, usually, the cached exact total, and with it the walk of the page.

@@ -127,21 +127,18 @@ const FEW_PIECES = 8;
 export function serialise(value: unknown): string | Uint8Array | Uint8Array[] {
   const { out, met } = withMarkers(value);
   if (met.length === 0) return out;
-  if (met.length < FEW_PIECES) {
-    let marked = 0;
-    for (const m of met) marked += (m.bytes ??= utf8.encode(m.text)).length;
-    if (marked >= PIECES_FROM) {
-      const pieces: Uint8Array[] = [];
-      eachPiece(out, met, (t) => t.length > 0 && pieces.push(utf8.encode(t)), (m) => pieces.push(m.bytes!));
-      return pieces;
-    }
+  // `met` has an entry per appearance, so this counts each copy.
+  let markedBytes = 0;
+  for (const m of met) markedBytes += (m.bytes ??= utf8.encode(m.text)).length;
+  if (met.length < FEW_PIECES && markedBytes >= PIECES_FROM) {
+    const pieces: Uint8Array[] = [];
+    eachPiece(out, met, (t) => t.length > 0 && pieces.push(utf8.encode(t)), (m) => pieces.push(m.bytes!));
+    return pieces;
   }
   // Written straight into one buffer: the text between markers encoded in place, each marked value's
   // bytes (encoded once) copied in. Sized for all-ASCII text, which JSON of this answer nearly always is;
-  // text with wider characters goes through the chunked path instead.
-  // `met` has an entry per appearance, so this counts each copy; the markers' own text only adds slack.
-  let size = out.length;
-  for (const m of met) size += (m.bytes ??= utf8.encode(m.text)).length;
+  // text with wider characters goes through the chunked path instead. The markers' own text only adds slack.
+  const size = out.length + markedBytes;
   const bytes = new Uint8Array(size);
   let at = 0;
   let fits = true;

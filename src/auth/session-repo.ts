@@ -40,7 +40,8 @@ export type SessionPolicy = Pick<AuthPolicyRow, keyof typeof sessionPolicyColumn
 
 /**
  * What one operation reads along with the session check, in the same statement: columns over the lookup's
- * row (the caller's `identities` row by its table name; inside sub-queries the caller through `callerRef`),
+ * row (the caller's `identities` and `api_sessions` rows by their table names; inside sub-queries nested
+ * under a walk of many rows, the caller through `callerRef`),
  * and what makes its value from them. On D1 every statement is a round trip, so an operation whose first
  * reads are about the caller (`GET /current-identity`, `POST /sessions`, the client's `GET /services`)
  * rides on the read every authenticated request makes instead of following it with its own.

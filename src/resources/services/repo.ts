@@ -6,7 +6,7 @@ import { flatSelection } from '../../db/list-page.js';
 import type { ServiceRow } from './entity.js';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
 import { postureChecksExistSql, postureStateColumn } from '../../posture/repo.js';
-import { type SessionIdentity, type SessionRider } from '../../auth/session-repo.js';
+import type { SessionIdentity, SessionRider } from '../../auth/session-repo.js';
 import { identityAccessColumns, identityAccessOf, identityGrantPolicies, identityGrantPolicyList, reachable, type BoundId, type IdentityServiceAccess, type ServiceWalk, type Walk } from '../../policy/repo.js';
 import { apiSessions, configs, configTypes, identities, identityServiceConfigs, policyLinks, serviceConfigs, serviceGrantSets, services } from '../../db/schema/index.js';
 

@@ -45,12 +45,28 @@ const keptServicePagesSuite: Suite = ({ client, db }) => {
     expect(reply.status, reply.text).toBe(200);
     const token = reply.body.data.token as string;
     const api = new TypedApi<ClientOperations>(client, 'client', () => token);
-    const list = async () => {
-      const r = await client().request(`${CLIENT}/services?limit=10`, { headers: { 'zt-session': token } });
-      expect(r.status, r.text).toBe(200);
-      return r;
-    };
+    const list = () => answered(`${CLIENT}/services?limit=10`, { headers: { 'zt-session': token } });
     return { run, identityId, username, typeId, own, intercept, serviceId, policyId, api, list };
+  }
+
+  /** A 200 answer to a GET. */
+  async function answered(path: string, options: { headers?: Record<string, string>; token?: string }) {
+    const r = await client().request(path, options);
+    expect(r.status, r.text).toBe(200);
+    return r;
+  }
+
+  /**
+   * The page `read` gives is kept while the store changes behind the API, and made again once a rename
+   * through the API moves the stamp. Returns the first answer.
+   */
+  async function expectKeptUntilRenamed(w: Awaited<ReturnType<typeof world>>, read: () => ReturnType<typeof answered>, label: string) {
+    const first = await read();
+    await renameBehindTheApi(w.serviceId, uniqueName(`kp-${label}`));
+    expect((await read()).text).toBe(first.text);
+    await admin.ok('patchService', { path: { id: w.serviceId }, body: { name: `${w.run}-${label}` } });
+    expect((await read()).body.data[0].name).toBe(`${w.run}-${label}`);
+    return first;
   }
 
   /** The identity's last change, a minute back: what the API writes next moves it forward again. */
@@ -82,38 +98,21 @@ const keptServicePagesSuite: Suite = ({ client, db }) => {
   it('keeps the page of an OIDC bearer session the same way, read in one statement instead of the session row', async () => {
     const w = await world();
     const bearer = (await new OidcClient(client).passwordTokens(w.username, PASSWORD)).access_token;
-    const list = async () => {
-      const r = await client().request(`${CLIENT}/services?limit=10&configTypes=all`, { headers: { authorization: `Bearer ${bearer}` } });
-      expect(r.status, r.text).toBe(200);
-      return r;
-    };
     await settle(w.identityId);
-    const first = await list();
+    const first = await expectKeptUntilRenamed(w, () => answered(`${CLIENT}/services?limit=10&configTypes=all`, { headers: { authorization: `Bearer ${bearer}` } }), 'bearer');
     expect(first.body.data.map((s: { id: string }) => s.id)).toEqual([w.serviceId]);
-    await renameBehindTheApi(w.serviceId, uniqueName('kp-bearer'));
-    expect((await list()).text).toBe(first.text);
-    await admin.ok('patchService', { path: { id: w.serviceId }, body: { name: `${w.run}-bearer` } });
-    expect((await list()).body.data[0].name).toBe(`${w.run}-bearer`);
   });
 
   it("keeps an admin's view of the identity's services apart from the identity's own, and makes it again once the stamp moves", async () => {
     const w = await world();
-    const view = async () => {
-      const r = await client().request(`/edge/management/v1/identities/${w.identityId}/services?limit=10`, { token: adminToken });
-      expect(r.status, r.text).toBe(200);
-      return r;
-    };
+    const view = () => answered(`/edge/management/v1/identities/${w.identityId}/services?limit=10`, { token: adminToken });
     await settle(w.identityId);
-    const first = await view();
     const own = await w.list();
+    const first = await expectKeptUntilRenamed(w, view, 'admin');
     expect(first.body.data.map((s: { id: string }) => s.id)).toEqual([w.serviceId]);
     // No config types asked: the admin's view has no config map, the identity's has both configs.
     expect(first.body.data[0].config).toEqual({});
     expect(Object.keys(own.body.data[0].config)).toHaveLength(2);
-    await renameBehindTheApi(w.serviceId, uniqueName('kp-admin'));
-    expect((await view()).text).toBe(first.text);
-    await admin.ok('patchService', { path: { id: w.serviceId }, body: { name: `${w.run}-admin` } });
-    expect((await view()).body.data[0].name).toBe(`${w.run}-admin`);
   });
 
   it('keeps nothing made within the settling time of the last change', async () => {

@@ -4,7 +4,7 @@ import * as managementOps from './generated/management-operations.js';
 import * as managementSchemas from './generated/management-schemas.js';
 import { mergeHandlers, type ClientOperations, type ManagementOperations, type SharedOperations } from './http/handler.js';
 import type { SessionRider } from './http/session.js';
-import type { ApiDefinition } from './http/register.js';
+import type { ApiDefinition, ListReadAhead } from './http/register.js';
 import { apiSessionHandlers } from './resources/api-sessions/handlers.js';
 import { authenticateHandlers } from './resources/authenticate/handlers.js';
 import { authenticatorLifecycleHandlers, certExtensionHandlers } from './resources/authenticator-lifecycle/handlers.js';
@@ -32,7 +32,7 @@ import { discoveryHandlers } from './resources/discovery/handlers.js';
 import { enrollHandlers } from './resources/enroll/handlers.js';
 import { enrollmentHandlers } from './resources/enrollments/handlers.js';
 import { clientExternalJwtSignerHandlers, externalJwtSignerHandlers } from './resources/external-jwt-signers/handlers.js';
-import { identityHandlers } from './resources/identities/handlers.js';
+import { identityHandlers, identityListReadAhead } from './resources/identities/handlers.js';
 import { sessionCertificateHandlers } from './resources/session-certificates/handlers.js';
 import { identityTypeHandlers } from './resources/identity-types/handlers.js';
 import { identityMfaHandlers, mfaHandlers } from './resources/mfa/handlers.js';
@@ -81,12 +81,16 @@ export const clientApi: ApiDefinition = {
   riders: CLIENT_SESSION_RIDERS,
 };
 
+/** Admin lists read in the same round trip as the session check on stores across the network (docs/adr/0016-list-read-ahead.md). */
+const MANAGEMENT_READ_AHEAD = { listIdentities: identityListReadAhead } satisfies Partial<Record<keyof ManagementOperations, ListReadAhead>>;
+
 export const managementApi: ApiDefinition = {
   name: 'management',
   basePath: managementOps.basePath,
   operations: managementOps.operations,
   schemas: managementSchemas,
   riders: SESSION_RIDERS,
+  readAhead: MANAGEMENT_READ_AHEAD,
   handlers: mergeHandlers<ManagementOperations>()(
     discoveryHandlers.management,
     authenticateHandlers,

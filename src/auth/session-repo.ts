@@ -4,8 +4,9 @@
  */
 import { and, eq, getTableColumns, lt, sql, type Column, type SQL } from 'drizzle-orm';
 import type { SelectedFields, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { preparedPer, type Db } from '../db/client.js';
-import { flatSelection } from '../db/list-page.js';
+import { fillPlaceholders } from 'drizzle-orm';
+import { preparedPer, readTogether, type Db } from '../db/client.js';
+import { flatSelection, type PendingRead, type ReadAhead } from '../db/list-page.js';
 import { extend } from '../lib/objects.js';
 import { apiSessions, authPolicies, identities } from '../db/schema/index.js';
 import type { ApiSessionRow, AuthPolicyRow, IdentityRow } from '../db/schema/rows.js';
@@ -87,7 +88,17 @@ export interface SessionLookupRow {
   authPolicy: SessionPolicy | { [K in keyof SessionPolicy]: null };
   /** Set when the lookup carried a rider. */
   ridden?: RiddenValue;
+  /** Set when a list page was read in the same round trip (`findSessionByTokenHash`'s `readAhead`). */
+  readAhead?: ReadAhead;
 }
+
+/**
+ * A caller whose token hash is a session of an admin identity: the guard of a list page read before the
+ * session check has decided (`keptPageReadAhead`). Cheaper than the check, and looser (it ignores expiry and
+ * MFA), which is all it must be: the page is used only once the check has admitted the caller, and the guard
+ * only keeps a caller who could never be admitted from making the store read the page.
+ */
+export const ADMIN_CALLER: SQL = sql`EXISTS (SELECT 1 FROM ${apiSessions} AS zg JOIN ${identities} AS zi ON zi.id = zg.identity_id WHERE zg.token_hash = ${sql.placeholder('tokenHash')} AND (zi.is_admin = 1 OR zi.is_default_admin = 1))`;
 
 /** The lookup with a rider's columns after the session's: one statement, prepared once per database handle. */
 function lookupWith(rider: SessionRider<unknown> | undefined) {
@@ -114,18 +125,34 @@ const riderLookups = new Map<SessionRider<unknown>, ReturnType<typeof lookupWith
  * given. Read as one value array and mapped by the selection's own decoders: drizzle's nested row
  * mapping cost ~4 % of a request.
  */
-export async function findSessionByTokenHash(db: Db, tokenHash: string, rider?: SessionRider<unknown>, params: Record<string, unknown> = {}): Promise<SessionLookupRow | undefined> {
+export async function findSessionByTokenHash(db: Db, tokenHash: string, rider?: SessionRider<unknown>, params: Record<string, unknown> = {}, pending?: PendingRead): Promise<SessionLookupRow | undefined> {
   let lookup = plainLookup;
   if (rider) {
     let kept = riderLookups.get(rider);
     if (!kept) riderLookups.set(rider, (kept = lookupWith(rider)));
     lookup = kept;
   }
-  const values = (await lookup.prepared(db).values(rider ? extend(params, { tokenHash }) : { tokenHash })) as unknown[][];
+  const placeholders = rider ? extend(params, { tokenHash }) : { tokenHash };
+  const together = pending ? readTogether(db) : undefined;
+  let values: unknown[][];
+  let readAhead: ReadAhead | undefined;
+  if (pending && together) {
+    // The list page in the same round trip, behind its guard on the same token hash.
+    const q = lookup.prepared(db).getQuery();
+    const [session, page] = await together([
+      { sql: q.sql, params: fillPlaceholders(q.params, placeholders) },
+      { sql: pending.sql, params: fillPlaceholders(pending.params, extend(pending.placeholders, { tokenHash })) },
+    ]);
+    values = session;
+    readAhead = pending.readAhead(page);
+  } else {
+    values = (await lookup.prepared(db).values(placeholders)) as unknown[][];
+  }
   if (values.length === 0) return undefined;
   const row = lookup.selection.map(values[0]);
   const found = row as unknown as SessionLookupRow;
   if (rider) found.ridden = { rider, value: rider.value(row, params) };
+  if (readAhead) found.readAhead = readAhead;
   return found;
 }
 

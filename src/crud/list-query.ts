@@ -11,6 +11,7 @@ import {
   type SortField,
 } from '../lib/zitiql/index.js';
 import { fieldError, messageError } from '../errors.js';
+import type { ReadAhead } from '../db/list-page.js';
 
 export { commonFields, jsonArraySet, type FieldMap } from '../lib/zitiql/index.js';
 
@@ -31,6 +32,8 @@ export interface ListQueryParams {
   limit?: number | string;
   offset?: number | string;
   sort?: string;
+  /** The page, already read with the session check (src/http/register.ts `ListReadAhead`); used when it is this list's. */
+  readAhead?: ReadAhead;
 }
 
 export interface ResolvedListQuery {

@@ -5,7 +5,7 @@
 import { and, count, eq, getTableName, ne, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { atomic, type Db, type Statement } from '../db/client.js';
-import { keptPage, type TotalVersions } from '../db/list-page.js';
+import { keptPage, keptPageReadAhead, type PendingRead, type ReadAhead, type TotalVersions } from '../db/list-page.js';
 import { fieldError } from '../errors.js';
 import type { BaseRow, EntityTable, UniqueColumn } from './entity.js';
 import type { ResolvedListQuery } from './list-query.js';
@@ -54,7 +54,10 @@ export interface EntityRepo<Row extends BaseRow> {
     build: () => KeptListBuild<E>,
     versions: TotalVersions,
     placeholders?: Record<string, unknown>,
+    readAhead?: ReadAhead,
   ): Promise<{ rows: Selected<Row, E>[]; total: number; limit: number | null; offset: number }>;
+  /** `keptList`'s page statement, guarded, to read with another (src/db/list-page.ts `keptPageReadAhead`). */
+  keptListReadAhead<E extends Extras = {}>(db: Db, key: string, build: () => KeptListBuild<E>, versions: TotalVersions, placeholders: Record<string, unknown>, guard: SQL): PendingRead | undefined;
   find<E extends Extras = {}>(db: Db, id: string, extras?: E): Promise<Selected<Row, E> | undefined>;
   /** Another row (not `exceptId`) already holds this value in the column. */
   taken(db: Db, column: string, value: unknown, exceptId?: string): Promise<boolean>;
@@ -72,6 +75,10 @@ export function entityRepo<Row extends BaseRow>(table: EntityTable): EntityRepo<
     if (!c) throw new Error(`no column ${name}`);
     return c;
   };
+  const keptPageQuery = (build: () => KeptListBuild<Extras>, versions: TotalVersions) => () => {
+    const { q, where, extras } = build();
+    return { table: t, selection: { row: t, ...(extras ?? {}) }, where: and(where, q.where), orderBy: q.orderBy, limit: q.limit, offset: q.offset, versions };
+  };
   return {
     async list(db, q, options = {}) {
       const where = and(options.where, q.where);
@@ -81,16 +88,11 @@ export function entityRepo<Row extends BaseRow>(table: EntityTable): EntityRepo<
         q,
       );
     },
-    keptList(db, key, build, versions, placeholders) {
-      return keptPage(
-        db,
-        key,
-        () => {
-          const { q, where, extras } = build();
-          return { table: t, selection: { row: t, ...(extras ?? {}) }, where: and(where, q.where), orderBy: q.orderBy, limit: q.limit, offset: q.offset, versions };
-        },
-        placeholders,
-      );
+    keptList(db, key, build, versions, placeholders, readAhead) {
+      return keptPage(db, key, keptPageQuery(build, versions), placeholders, readAhead);
+    },
+    keptListReadAhead(db, key, build, versions, placeholders, guard) {
+      return keptPageReadAhead(db, key, keptPageQuery(build, versions), placeholders, guard);
     },
     async find(db, id, extras) {
       const rows = await (db as any)

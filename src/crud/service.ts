@@ -6,7 +6,7 @@
  * A resource's service is `resourceService(entity, rules)` plus whatever operations it adds.
  */
 import type { SQL } from '../db/client.js';
-import type { TotalVersions } from '../db/list-page.js';
+import type { PendingRead, TotalVersions } from '../db/list-page.js';
 import type { Deps } from '../deps.js';
 import { ApiError, causeValue, messageError, notFound } from '../errors.js';
 import type { EntityDef, EntityTable, RowOf } from './entity.js';
@@ -72,21 +72,33 @@ export interface KeptListOptions<Row, E extends Extras, Item> {
   queryOptions?: ListQueryOptions;
 }
 
-/** A kept list: the same answer as `listEntities`, in one statement, without building it or counting again. */
-export async function listKept<T extends EntityTable, E extends Extras, Item>(deps: Deps, def: EntityDef<T, any>, query: ListQueryParams, options: KeptListOptions<RowOf<T>, E, Item>): Promise<ListResult<Item>> {
-  const key = JSON.stringify([def.collection, query.filter ?? null, query.limit ?? null, query.offset ?? null, query.sort ?? null, options.queryOptions?.filterPagingOnly ?? false, options.restrictionKey]);
-  const { rows, total, limit, offset } = await entity(def).repo.keptList<E>(
-    deps.db,
-    key,
-    () => {
+/** What decides a kept list's statement: the request's list parameters and the restriction. */
+function keptListRequest<T extends EntityTable, E extends Extras>(deps: Deps, def: EntityDef<T, any>, query: ListQueryParams, options: Omit<KeptListOptions<RowOf<T>, E, unknown>, 'render'>) {
+  return {
+    key: JSON.stringify([def.collection, query.filter ?? null, query.limit ?? null, query.offset ?? null, query.sort ?? null, options.queryOptions?.filterPagingOnly ?? false, options.restrictionKey]),
+    build: () => {
       // The restriction first: its errors (a bad roleSemantic) come before the filter's, as in listEntities' callers.
       const where = options.where?.();
       return { q: resolveListQuery(query, def.fields, options.queryOptions), where, extras: options.kept.extras?.() };
     },
-    options.kept.versions,
-    options.kept.placeholders?.(deps),
-  );
+    placeholders: options.kept.placeholders?.(deps) ?? {},
+  };
+}
+
+/** A kept list: the same answer as `listEntities`, in one statement, without building it or counting again. */
+export async function listKept<T extends EntityTable, E extends Extras, Item>(deps: Deps, def: EntityDef<T, any>, query: ListQueryParams, options: KeptListOptions<RowOf<T>, E, Item>): Promise<ListResult<Item>> {
+  const { key, build, placeholders } = keptListRequest(deps, def, query, options);
+  const { rows, total, limit, offset } = await entity(def).repo.keptList<E>(deps.db, key, build, options.kept.versions, placeholders, query.readAhead);
   return { data: rows.map((r) => options.render(r)), meta: listMeta(total, limit, offset, def.fields) };
+}
+
+/**
+ * The page statement of the kept list `listKept` would read for this request, guarded, to be read with the
+ * session check (src/db/list-page.ts `keptPageReadAhead`). Throws what `listKept` would on bad parameters.
+ */
+export function keptListReadAhead<T extends EntityTable, E extends Extras>(deps: Deps, def: EntityDef<T, any>, query: ListQueryParams, options: Omit<KeptListOptions<RowOf<T>, E, unknown>, 'render'>, guard: SQL): PendingRead | undefined {
+  const { key, build, placeholders } = keptListRequest(deps, def, query, options);
+  return entity(def).repo.keptListReadAhead<E>(deps.db, key, build, options.kept.versions, placeholders, guard);
 }
 
 /**
@@ -218,6 +230,8 @@ export interface ResourceRules<T extends EntityTable, P extends Props<T>, E exte
 
 export interface ResourceService<Item, CreateBody, UpdateBody> {
   list(deps: Deps, list: ListQueryParams, query?: { roleFilter?: string[]; roleSemantic?: string }): Promise<ListResult<Item>>;
+  /** A kept list's page statement, guarded, to read with the session check (`keptListReadAhead`); absent for other lists. */
+  listReadAhead?(deps: Deps, list: ListQueryParams, query: { roleFilter?: string[]; roleSemantic?: string }, guard: SQL): PendingRead | undefined;
   detail(deps: Deps, id: string): Promise<Item>;
   create(deps: Deps, body: CreateBody): Promise<string>;
   update(deps: Deps, id: string, body: UpdateBody, mode: 'update' | 'patch'): Promise<void>;
@@ -252,11 +266,17 @@ export function resourceService<T extends EntityTable, P extends Props<T>, Item,
   rules: ResourceRules<T, P, E, Item, CreateBody, UpdateBody>,
 ): ResourceService<Item, CreateBody, UpdateBody> {
   const kept = rules.keptList;
+  const keptOptions = (kept: KeptList<E>, query: { roleFilter?: string[]; roleSemantic?: string }) => ({
+    kept,
+    restrictionKey: JSON.stringify([query.roleFilter ?? null, query.roleSemantic ?? null]),
+    where: () => rules.listWhere?.(query),
+  });
   return {
     list: (deps, list, query = {}) =>
       kept
-        ? listKept(deps, def, list, { kept, restrictionKey: JSON.stringify([query.roleFilter ?? null, query.roleSemantic ?? null]), where: () => rules.listWhere?.(query), render: (r) => rules.render(r, deps) })
+        ? listKept(deps, def, list, { ...keptOptions(kept, query), render: (r) => rules.render(r, deps) })
         : listEntities(deps, def, list, { where: rules.listWhere?.(query), extras: rules.extras?.(deps), render: (r) => rules.render(r, deps) }),
+    ...(kept ? { listReadAhead: (deps: Deps, list: ListQueryParams, query: { roleFilter?: string[]; roleSemantic?: string }, guard: SQL) => keptListReadAhead(deps, def, list, keptOptions(kept, query), guard) } : {}),
     detail: async (deps, id) => rules.render(await findEntity(deps, def, id, rules.extras?.(deps)), deps),
     create: (deps, body) => createEntity(deps, def, body, rules.create),
     update: (deps, id, body, mode) => updateEntity(deps, def, id, body, mode, rules.update),

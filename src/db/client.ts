@@ -91,3 +91,44 @@ export function keptStatement(build: (db: Db) => { getQuery(): { params: unknown
     return { _prepare: () => bound } as unknown as Statement;
   };
 }
+
+/** One statement of `readTogether`: its SQL and its parameters, placeholders filled. */
+export interface BoundRead {
+  sql: string;
+  params: unknown[];
+}
+
+interface D1Client {
+  prepare(sql: string): { bind(...values: unknown[]): unknown };
+  batch(statements: unknown[]): Promise<{ results?: Record<string, unknown>[] }[]>;
+}
+interface LibsqlClient {
+  protocol: string;
+  batch(statements: { sql: string; args: unknown[] }[], mode: 'read'): Promise<{ rows: ArrayLike<unknown>[] }[]>;
+}
+
+/**
+ * Reads statements in one round trip to a store across the network (D1, remote libSQL), each as value
+ * arrays in select order; undefined for the embedded file, where a round trip costs nothing and callers
+ * read one statement at a time as usual. D1 answers a batch's rows as objects, so the statements' columns
+ * must have distinct names (`flatSelection` aliases them).
+ */
+export function readTogether(db: Db): ((reads: BoundRead[]) => Promise<unknown[][][]>) | undefined {
+  const client = (db as unknown as { $client?: unknown }).$client as Partial<D1Client & LibsqlClient> | undefined;
+  if (!client || typeof client.batch !== 'function') return undefined;
+  if (typeof client.prepare === 'function') {
+    const d1 = client as D1Client;
+    return async (reads) => {
+      const results = await d1.batch(reads.map((r) => d1.prepare(r.sql).bind(...r.params)));
+      return results.map((r) => (r.results ?? []).map((row) => Object.values(row)));
+    };
+  }
+  if (typeof client.protocol === 'string' && client.protocol !== 'file') {
+    const libsql = client as LibsqlClient;
+    return async (reads) => {
+      const results = await libsql.batch(reads.map((r) => ({ sql: r.sql, args: r.params })), 'read');
+      return results.map((r) => r.rows.map((row) => Array.from(row)));
+    };
+  }
+  return undefined;
+}

@@ -93,6 +93,10 @@ interface KeptPageEntry {
   totals: KeptTotal;
   limit: number | null;
   offset: number;
+  /** The page as `keptPageReadAhead` reads it, limited to callers its guard admits; made on first use, null when it would pass D1's parameters. */
+  guarded?: Prepared<never> | null;
+  /** Builds the guarded page (the guard an SQL condition), from the same query as the page. */
+  guardedOf: (guard: SQL) => Prepared<never>;
 }
 
 /** Distinct list requests and distinct counts kept per store handle (least recently used evicted). */
@@ -139,7 +143,10 @@ export function flatSelection(selection: Record<string, Column | SQL | SQLiteTab
   const add = (group: string | null, key: string, field: Column | SQL) => {
     if (is(field, Column) && field.getSQLType() === 'blob') throw new Error(`kept lists select no BLOB column (${field.name})`);
     if (!is(field, Column) && !is(field, SQL)) throw new Error(`kept lists select columns, tables and SQL expressions (${key})`);
-    fields[`f${slots.length}`] = field;
+    // Aliased: the names of the columns a statement returns are then distinct, which a store that answers
+    // rows as objects (D1's batch, `readTogether`) needs; values are mapped by position either way.
+    const name = `f${slots.length}`;
+    fields[name] = sql`${field}`.as(name) as unknown as SQL;
     // An expression's decoder is what `.mapWith()` set (drizzle marks the property internal; it maps its own rows with it).
     slots.push({ group, key, decoder: is(field, Column) ? field : (field as unknown as { decoder: Slot['decoder'] }).decoder });
   };
@@ -199,11 +206,70 @@ function versionExpression(versions: TotalVersions, whereSql: string): SQL {
  * statement: the page reads the versions, and the count (with the versions it saw) runs as a second
  * statement only when they are not the kept ones.
  */
-export async function keptPage<Row>(db: Db, key: string, build: () => KeptPageQuery, placeholders: Record<string, unknown> = {}): Promise<{ rows: Row[]; total: number; limit: number | null; offset: number }> {
+export async function keptPage<Row>(db: Db, key: string, build: () => KeptPageQuery, placeholders: Record<string, unknown> = {}, readAhead?: ReadAhead): Promise<KeptPageResult<Row>> {
+  const entry = keptEntry(db, key, build);
+  if (readAhead !== undefined && readAhead.key === key) return pageOfValues(entry, readAhead.known, readAhead.values);
+  // What this request compares with, copied: a concurrent request may replace the kept total meanwhile.
+  const known = { ...entry.totals };
+  const values = await entry.page.values(entry.folded ? extend(placeholders, { [VERSION]: known.version }) : placeholders);
+  return pageOfValues(entry, known, values);
+}
+
+export interface KeptPageResult<Row> {
+  rows: Row[];
+  total: number;
+  limit: number | null;
+  offset: number;
+}
+
+/** A kept list's page as read with the session check (`keptPageReadAhead`), for `keptPage` to finish. */
+export interface ReadAhead {
+  key: string;
+  /** The kept total the statement compared its versions with. */
+  known: KeptTotal;
+  values: unknown[][];
+}
+
+/** A statement to read in the same round trip as another: its SQL, its parameters with drizzle placeholders, and their values. */
+export interface PendingRead {
+  sql: string;
+  params: unknown[];
+  placeholders: Record<string, unknown>;
+  /** What `keptPage` takes once the values are read. */
+  readAhead(values: unknown[][]): ReadAhead;
+}
+
+/**
+ * A kept list's page statement, to be read in the same round trip as the session check before that check
+ * has decided anything (docs/adr/0016-list-read-ahead.md). `guard` is an SQL condition on the request's
+ * caller (its placeholders filled by whoever reads the statement): the page's LIMIT is 0 unless the guard
+ * holds, which SQLite evaluates once before the scan, so a caller the guard refuses costs an index probe,
+ * not the page. Undefined when the list cannot be read so (the guarded statement would bind more than D1's
+ * parameters); the list is then read after the session check as usual.
+ */
+export function keptPageReadAhead(db: Db, key: string, build: () => KeptPageQuery, placeholders: Record<string, unknown>, guard: SQL): PendingRead | undefined {
+  const entry = keptEntry(db, key, build);
+  if (entry.guarded === undefined) {
+    const guarded = entry.guardedOf(guard);
+    entry.guarded = guarded.getQuery().params.length <= MAX_PARAMS ? guarded : null;
+  }
+  if (entry.guarded === null) return undefined;
+  const known = { ...entry.totals };
+  const query = entry.guarded.getQuery() as { sql: string; params: unknown[] };
+  return {
+    sql: query.sql,
+    params: query.params,
+    placeholders: entry.folded ? extend(placeholders, { [VERSION]: known.version }) : placeholders,
+    readAhead: (values) => ({ key, known, values }),
+  };
+}
+
+/** The kept entry of a list request, built on first use. */
+function keptEntry(db: Db, key: string, build: () => KeptPageQuery): KeptPageEntry {
   let store = kept.get(db);
   if (!store) kept.set(db, (store = { pages: new Map(), totals: new Map() }));
   const { totals } = store;
-  const entry = touch(store.pages, key, KEPT_PAGES, () => {
+  return touch(store.pages, key, KEPT_PAGES, () => {
     const q = build();
     // drizzle's builders are typed per table; this generic code works on any table and selection.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -213,27 +279,31 @@ export async function keptPage<Row>(db: Db, key: string, build: () => KeptPageQu
     const countQuery = anyDb.select({ version: version.mapWith(String), n: count() }).from(q.table).where(q.where).prepare() as KeptPageEntry['count'];
     // The page's own columns first, then the versions and (folded) the total: the last values of each row.
     const { fields, map } = flatSelection(q.selection);
-    const pageOf = (extra: Record<string, SQL>) =>
+    // The limit as given, or (guarded) 0 unless the guard holds: SQLite evaluates LIMIT once, before the scan.
+    const pageOf = (extra: Record<string, SQL | SQL.Aliased>, guard?: SQL) =>
       anyDb
-        .select({ ...fields, [VERSION]: version, ...extra })
+        .select({ ...fields, [VERSION]: version.as(VERSION), ...extra })
         .from(q.table)
         .where(q.where)
         .orderBy(...q.orderBy)
-        .limit(q.limit ?? -1)
+        .limit(guard ? sql`CASE WHEN ${guard} THEN ${q.limit ?? -1} ELSE 0 END` : (q.limit ?? -1))
         .offset(q.offset)
         .prepare() as KeptPageEntry['page'];
     const counted = sql`(select count(*) from ${q.table}${q.where ? sql` where ${q.where}` : sql``})`;
-    let page = pageOf({ [TOTAL]: sql`CASE WHEN ${version} = ${sql.placeholder(VERSION)} THEN NULL ELSE ${counted} END` });
+    const total = sql`CASE WHEN ${version} = ${sql.placeholder(VERSION)} THEN NULL ELSE ${counted} END`.as(TOTAL);
+    let page = pageOf({ [TOTAL]: total });
     const folded = page.getQuery().params.length <= MAX_PARAMS;
     if (!folded) page = pageOf({});
+    const guardedOf = (guard: SQL) => pageOf(folded ? { [TOTAL]: total } : {}, guard);
     // Pages of one filter (other offsets, sorts) share its total.
     const totalKey = `${countSql.sql}\u0000${JSON.stringify(countSql.params)}`;
-    return { page, map, folded, count: countQuery, totals: touch(totals, totalKey, KEPT_TOTALS, () => ({ version: null, total: 0 }))!, limit: q.limit, offset: q.offset };
+    return { page, map, folded, count: countQuery, totals: touch(totals, totalKey, KEPT_TOTALS, () => ({ version: null, total: 0 }))!, limit: q.limit, offset: q.offset, guardedOf };
   })!;
+}
+
+/** The page and its total from the values its statement read, with the kept total the statement compared with. */
+async function pageOfValues<Row>(entry: KeptPageEntry, known: KeptTotal, values: unknown[][]): Promise<KeptPageResult<Row>> {
   const { limit, offset, folded } = entry;
-  // What this request compares with, copied: a concurrent request may replace the kept total meanwhile.
-  const known = { ...entry.totals };
-  const values = await entry.page.values(folded ? extend(placeholders, { [VERSION]: known.version }) : placeholders);
   const rows = values.map(entry.map) as Row[];
   if (values.length === 0) {
     // No row carries the versions: nothing matches, or the page lies past the end (the second statement).

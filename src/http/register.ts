@@ -4,14 +4,17 @@ import { clientAddress } from '../auth/client-address.js';
 import { withSecondaryExtJwt } from '../auth/ext-jwt-secondary.js';
 import { bearerCandidates } from '../auth/ext-jwt/verify.js';
 import type { ListQueryParams } from '../crud/list-query.js';
-import type { Runtime, ServiceContext } from '../deps.js';
+import type { SQL } from '../db/client.js';
+import type { PendingRead } from '../db/list-page.js';
+import type { Deps, Runtime, ServiceContext } from '../deps.js';
 import type { Access, ApiName } from './access.js';
 import { created, empty, hasHeader, json, ok, withHeaders } from './envelope.js';
 import { ApiError, messageError } from '../errors.js';
 import type { HandlerMap, OperationTypes, OpContext, Replies, Reply } from './handler.js';
 import type { OperationSpec } from './operation.js';
 import { iso } from '../lib/time.js';
-import { loadBearerSession, loadSession, type RequestSession, type SessionRider } from './session.js';
+import { extend } from '../lib/objects.js';
+import { ADMIN_CALLER, loadBearerSession, loadSession, readsAhead, type RequestSession, type SessionRider } from './session.js';
 import { MAX_BODY_BYTES, mediaType, parseJsonBody, readBodyCapped, validateParams, zodIssueToError } from './validate.js';
 
 export interface ApiDefinition {
@@ -22,7 +25,16 @@ export interface ApiDefinition {
   handlers: HandlerMap<unknown>;
   /** Operations that read something along with the session check, in its statement (`SessionRider`). */
   riders?: Readonly<Record<string, SessionRider<unknown>>>;
+  /** Admin lists whose page is read in the same round trip as the session check, where that saves one (`ListReadAhead`). */
+  readAhead?: Readonly<Record<string, ListReadAhead>>;
 }
+
+/**
+ * The page statement of an admin list, from the request's list and (unchecked) query parameters, guarded by
+ * `guard` (src/db/list-page.ts `keptPageReadAhead`); undefined when the list is not read so. May throw on
+ * parameters the operation refuses: the request then reads as usual and is refused after the session check.
+ */
+export type ListReadAhead = (deps: Deps, list: ListQueryParams, query: Record<string, unknown>, guard: SQL) => PendingRead | undefined;
 
 /** Handlers as the router calls them: the per-operation types are a compile-time contract only. */
 type AnyHandler = (ctx: OpContext<OperationTypes>) => Reply | Promise<Reply>;
@@ -62,7 +74,9 @@ export function registerApi(app: Hono, api: ApiDefinition, runtime: Runtime): vo
     const handler = (api.handlers as Record<string, AnyHandler | undefined>)[op.operationId];
     const body = bodyParam(op, api.schemas);
     const rider = api.riders?.[op.operationId];
-    app.on(op.method, path, (c) => run(c, api.name, op, access, handler, body, runtime, rider));
+    // Only admin lists: the guard of a page read before the session check admits admins' sessions alone.
+    const readAhead = access === 'admin' ? api.readAhead?.[op.operationId] : undefined;
+    app.on(op.method, path, (c) => run(c, api.name, op, access, handler, body, runtime, rider, readAhead));
   }
   // A known path with another method is 405, not 404.
   for (const path of paths) {
@@ -106,6 +120,7 @@ async function run(
   bodySpec: BodySpec | undefined,
   runtime: Runtime,
   rider: SessionRider<unknown> | undefined,
+  readAhead: ListReadAhead | undefined,
 ): Promise<Response> {
   const requestId = c.get('requestId') as string;
   c.set('operationId' as never, op.operationId as never);
@@ -133,13 +148,24 @@ async function run(
     }
   }
 
+  const search = searchParamsOf(c.req.url);
+  const params = c.req.param() as Record<string, string>;
+
   let session: RequestSession | undefined;
   let address: string | undefined;
   const callerAddress = () => (address ??= clientAddress(c, deps.config.trustedProxies));
   if (access !== 'anonymous') {
     const token = c.req.header('zt-session');
     if (token) {
-      session = await loadSession(deps, token, defer, sessionRider, riderParams);
+      let pending: PendingRead | undefined;
+      if (readAhead && readsAhead(deps)) {
+        try {
+          pending = readAhead(deps, listParams(search), validateParams(op, search, params, (n) => c.req.header(n)).query, ADMIN_CALLER);
+        } catch {
+          // Refused below, after the session check, as any other request.
+        }
+      }
+      session = await loadSession(deps, token, defer, sessionRider, riderParams, pending);
       if (!session) throw new ApiError('UNAUTHORIZED');
       session = await withSecondaryExtJwt(deps, session, bearerCandidates(c.req.header('authorization')), requestId);
     } else {
@@ -152,8 +178,6 @@ async function run(
     if (access === 'admin' && !session.isAdmin) throw new ApiError('UNAUTHORIZED');
   }
 
-  const search = searchParamsOf(c.req.url);
-  const params = c.req.param() as Record<string, string>;
   const { query, headers } = validateParams(op, search, params, (n) => c.req.header(n));
 
   let body: unknown;
@@ -180,7 +204,7 @@ async function run(
     requestId,
     params,
     query,
-    list: listParams(search),
+    list: session?.readAhead ? extend(listParams(search), { readAhead: session.readAhead }) : listParams(search),
     requestHeader: (name: string) => c.req.header(name),
     undeclaredQuery: (name: string) => search.get(name) ?? undefined,
     headers,

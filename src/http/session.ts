@@ -3,6 +3,8 @@ import { deleteSessionById, findSessionByTokenHash, touchSession, type RiddenVal
 import { isDisabled, isExpired } from '../auth/identity-state.js';
 import { hashSessionToken } from '../auth/session-token.js';
 import type { ApiSessionRow, ApiSessionWithToken, IdentityRow } from '../db/schema/rows.js';
+import type { PendingRead, ReadAhead } from '../db/list-page.js';
+import { readTogether } from '../db/client.js';
 import type { Deps } from '../deps.js';
 import { isUuid } from '../lib/ids.js';
 import { currentDenyList, isRevoked } from '../oidc/revocations.js';
@@ -12,6 +14,12 @@ import { verifyAccessToken } from '../oidc/verify.js';
 // Row types live with the schema (src/db/schema/rows.ts); re-exported for the modules that take them from here.
 export type { ApiSessionRow, ApiSessionWithToken, AuthPolicyRow, IdentityRow } from '../db/schema/rows.js';
 export type { SessionIdentity, SessionPolicy, SessionRider } from '../auth/session-repo.js';
+export { ADMIN_CALLER } from '../auth/session-repo.js';
+
+/** Whether a list page read along with the session check saves a round trip here (D1, remote libSQL; not the embedded file). */
+export function readsAhead(deps: Deps): boolean {
+  return readTogether(deps.db) !== undefined;
+}
 
 /** The caller of a request, resolved from its `zt-session` header in one indexed read. */
 export interface RequestSession {
@@ -38,6 +46,8 @@ export interface RequestSession {
   oidc?: { claims: AccessClaims };
   /** What the operation's rider read with the session check (`SessionRider`); never set for an access token. */
   ridden?: RiddenValue;
+  /** The list page read in the same round trip as the session check (`PendingRead`), if one was. */
+  readAhead?: ReadAhead;
 }
 
 /** Activity is written at most once a minute per session: reads must not turn into writes. */
@@ -49,12 +59,13 @@ export const ACTIVITY_WRITE_INTERVAL_MS = 60_000;
  * and read as absent; so is a session whose identity or auth policy no longer exists.
  * `defer` receives the (rare) writes so the runtime can run them after the response.
  */
-export async function loadSession(deps: Deps, token: string, defer: (write: Promise<unknown>) => void, rider?: SessionRider<unknown>, riderParams?: Record<string, unknown>): Promise<RequestSession | undefined> {
+export async function loadSession(deps: Deps, token: string, defer: (write: Promise<unknown>) => void, rider?: SessionRider<unknown>, riderParams?: Record<string, unknown>, pending?: PendingRead): Promise<RequestSession | undefined> {
   // A value that is not a UUID cannot be a token: skip the read entirely.
   if (!isUuid(token)) return undefined;
   const tokenHash = await hashSessionToken(token);
   // A replica may not have the session yet (login answered by the primary a moment ago): ask the primary.
-  const row = (await findSessionByTokenHash(deps.db, tokenHash, rider, riderParams)) ?? (deps.primaryDb ? await findSessionByTokenHash(deps.primaryDb, tokenHash, rider, riderParams) : undefined);
+  // The page read ahead goes with the first read only; after a miss the operation reads it itself.
+  const row = (await findSessionByTokenHash(deps.db, tokenHash, rider, riderParams, pending)) ?? (deps.primaryDb ? await findSessionByTokenHash(deps.primaryDb, tokenHash, rider, riderParams) : undefined);
   if (!row || !row.authPolicy?.id) return undefined;
   const now = deps.now();
   const timeoutSeconds = deps.config.sessionTimeoutSeconds;
@@ -99,6 +110,7 @@ export async function loadSession(deps: Deps, token: string, defer: (write: Prom
     isAdmin: fullyAuthenticated && (identity.isAdmin || identity.isDefaultAdmin),
     expiresAt: lastActivityAt + timeoutSeconds * 1000,
     ridden: row.ridden,
+    readAhead: row.readAhead,
   };
 }
 

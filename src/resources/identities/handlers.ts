@@ -1,4 +1,5 @@
 import { handlers, type ManagementOperations } from '../../http/handler.js';
+import type { ListReadAhead } from '../../http/register.js';
 import { identityEntity } from './entity.js';
 import { disableIdentity, enableIdentity, identityService as service, listIdentityAuthenticators, listRoleAttributes } from './service.js';
 
@@ -16,3 +17,6 @@ export const identityHandlers = handlers<ManagementOperations>()({
   listIdentityRoleAttributes: async ({ svc, list, reply }) => reply.list(await listRoleAttributes(svc.deps, list)),
   getIdentityAuthenticators: async ({ svc, params, list, reply }) => reply.list(await listIdentityAuthenticators(svc.deps, params.id, list)),
 });
+
+/** The identity list's page, read with the session check where that saves a round trip (src/http/register.ts `ListReadAhead`). */
+export const identityListReadAhead: ListReadAhead = (deps, list, query, guard) => service.listReadAhead?.(deps, list, query as { roleFilter?: string[]; roleSemantic?: string }, guard);

@@ -16,7 +16,7 @@ import { controllerSettingHandlers } from './resources/controller-settings/handl
 import { caHandlers } from './resources/cas/handlers.js';
 import { edgeRouterPolicyHandlers } from './resources/edge-router-policies/handlers.js';
 import { edgeRouterHandlers } from './resources/edge-routers/handlers.js';
-import { policyListHandlers } from './resources/policy-lists/handlers.js';
+import { identityServicesReadAhead, policyListHandlers } from './resources/policy-lists/handlers.js';
 import { serviceEdgeRouterPolicyHandlers } from './resources/service-edge-router-policies/handlers.js';
 import { servicePolicyHandlers } from './resources/service-policies/handlers.js';
 import { clientServiceHandlers, serviceHandlers } from './resources/services/handlers.js';
@@ -82,7 +82,7 @@ export const clientApi: ApiDefinition = {
 };
 
 /** Admin lists read in the same round trip as the session check on stores across the network (docs/adr/0016-list-read-ahead.md). */
-const MANAGEMENT_READ_AHEAD = { listIdentities: identityListReadAhead } satisfies Partial<Record<keyof ManagementOperations, ListReadAhead>>;
+const MANAGEMENT_READ_AHEAD = { listIdentities: identityListReadAhead, listIdentityServices: identityServicesReadAhead } satisfies Partial<Record<keyof ManagementOperations, ListReadAhead>>;
 
 export const managementApi: ApiDefinition = {
   name: 'management',

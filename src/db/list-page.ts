@@ -208,7 +208,7 @@ function versionExpression(versions: TotalVersions, whereSql: string): SQL {
  */
 export async function keptPage<Row>(db: Db, key: string, build: () => KeptPageQuery, placeholders: Record<string, unknown> = {}, readAhead?: ReadAhead): Promise<KeptPageResult<Row>> {
   const entry = keptEntry(db, key, build);
-  if (readAhead !== undefined && readAhead.key === key) return pageOfValues(entry, readAhead.known, readAhead.values);
+  if (readAhead?.known !== undefined && readAhead.key === key) return pageOfValues(entry, readAhead.known, readAhead.values);
   // What this request compares with, copied: a concurrent request may replace the kept total meanwhile.
   const known = { ...entry.totals };
   const values = await entry.page.values(entry.folded ? extend(placeholders, { [VERSION]: known.version }) : placeholders);
@@ -222,12 +222,12 @@ export interface KeptPageResult<Row> {
   offset: number;
 }
 
-/** A kept list's page as read with the session check (`keptPageReadAhead`), for `keptPage` to finish. */
+/** What a statement read with the session check gave (`PendingRead`), for the operation to use when `key` is what it would read. */
 export interface ReadAhead {
   key: string;
-  /** The kept total the statement compared its versions with. */
-  known: KeptTotal;
   values: unknown[][];
+  /** A kept list's page (`keptPageReadAhead`): the kept total the statement compared its versions with. */
+  known?: KeptTotal;
 }
 
 /** A statement to read in the same round trip as another: its SQL, its parameters with drizzle placeholders, and their values. */

@@ -30,11 +30,12 @@ export interface ApiDefinition {
 }
 
 /**
- * The page statement of an admin list, from the request's list and (unchecked) query parameters, guarded by
- * `guard` (src/db/list-page.ts `keptPageReadAhead`); undefined when the list is not read so. May throw on
+ * The first statement of an admin list (its page, or what decides whether a kept page holds), from the
+ * request's list, (unchecked) query and path parameters, guarded by `guard` (src/db/list-page.ts
+ * `keptPageReadAhead`); undefined when the list is not read so. May throw on
  * parameters the operation refuses: the request then reads as usual and is refused after the session check.
  */
-export type ListReadAhead = (deps: Deps, list: ListQueryParams, query: Record<string, unknown>, guard: SQL) => PendingRead | undefined;
+export type ListReadAhead = (deps: Deps, list: ListQueryParams, query: Record<string, unknown>, guard: SQL, params: Record<string, string>) => PendingRead | undefined;
 
 /** Handlers as the router calls them: the per-operation types are a compile-time contract only. */
 type AnyHandler = (ctx: OpContext<OperationTypes>) => Reply | Promise<Reply>;
@@ -160,7 +161,7 @@ async function run(
       let pending: PendingRead | undefined;
       if (readAhead && readsAhead(deps)) {
         try {
-          pending = readAhead(deps, listParams(search), validateParams(op, search, params, (n) => c.req.header(n)).query, ADMIN_CALLER);
+          pending = readAhead(deps, listParams(search), validateParams(op, search, params, (n) => c.req.header(n)).query, ADMIN_CALLER, params);
         } catch {
           // Refused below, after the session check, as any other request.
         }

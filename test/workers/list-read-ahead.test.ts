@@ -36,3 +36,27 @@ describe('the identity list on D1', () => {
     expect(await storeCallsOf(async () => expect((await client.request(list, { token: crypto.randomUUID() })).status).toBe(401))).toMatchObject({ statements: 2 });
   });
 });
+
+describe("an identity's services on D1", () => {
+  it('a kept page is one store call: what decides it is read with the session check', async () => {
+    const token = await client.login();
+    const call = (path: string, body?: unknown) => client.request(`${MGMT}${path}`, { token, ...(body ? { body } : {}) });
+    const attr = `ra-${crypto.randomUUID().slice(0, 8)}`;
+    const identity = await call('/identities', { name: `${attr}-identity`, isAdmin: false, type: 'User', roleAttributes: [attr] });
+    const service = await call('/services', { name: `${attr}-service`, encryptionRequired: true, roleAttributes: [attr] });
+    expect((await call('/service-policies', { name: `${attr}-dial`, type: 'Dial', semantic: 'AnyOf', identityRoles: [`#${attr}`], serviceRoles: [`#${attr}`] })).status).toBe(201);
+    expect([identity.status, service.status]).toEqual([201, 201]);
+    const path = `/identities/${identity.body.data.id}/services`;
+    // A page is kept once the identity's service-list stamp is settled (docs/adr/0015-kept-service-pages.md).
+    await new Promise((r) => setTimeout(r, 2_100));
+    const first = await call(path);
+    expect(first.status).toBe(200);
+    expect(first.body.data.map((s: { id: string }) => s.id)).toEqual([service.body.data.id]);
+    let again: { status: number; body: { data: { id: string }[] } } | undefined;
+    expect(await storeCallsOf(async () => void (again = await call(path)))).toMatchObject({ statements: 1, failures: 0 });
+    expect(again!.status).toBe(200);
+    expect(again!.body).toEqual(first.body);
+    // Another caller's token reads no view and gets no page.
+    expect((await client.request(`${MGMT}${path}`, { token: crypto.randomUUID() })).status).toBe(401);
+  });
+});

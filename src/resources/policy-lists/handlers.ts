@@ -1,4 +1,5 @@
 import { handlers, type ManagementOperations } from '../../http/handler.js';
+import type { ListReadAhead } from '../../http/register.js';
 import { changeOverrides, listOverrides, policyAdvice, related } from './service.js';
 
 /** Management related-entity lists (§3.6), policy advice (§3.7) and service-config overrides (§8.7). */
@@ -33,3 +34,6 @@ export const policyListHandlers = handlers<ManagementOperations>()({
   associateIdentitysServiceConfigs: async ({ svc, params, body, reply }) => (await changeOverrides(svc.deps, params.id, body, 'set'), reply.empty()),
   disassociateIdentitysServiceConfigs: async ({ svc, params, body, reply }) => (await changeOverrides(svc.deps, params.id, body ?? [], 'remove'), reply.empty()),
 });
+
+/** An admin's `/identities/{id}/services`: what decides its kept page, read with the session check where that saves a round trip. */
+export const identityServicesReadAhead: ListReadAhead = (deps, list, query, guard, params) => related.identityServicesReadAhead(deps, params.id, { ...list, policyType: query.policyType as 'dial' | 'bind' | undefined }, guard);

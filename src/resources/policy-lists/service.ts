@@ -30,6 +30,8 @@ import { renderServicePolicy } from '../service-policies/mapper.js';
 import { servicePolicyExtras } from '../service-policies/service.js';
 import { serviceEntity } from '../services/entity.js';
 import { listGrantedServices, listServicesWhere } from '../services/service.js';
+import { callerServiceViewReadAhead } from '../services/repo.js';
+import type { PendingRead } from '../../db/list-page.js';
 import { configsOfService, configTypeOf, overridesOf, removeOverride, routerNames, routersOf, serviceExists, setOverride } from './repo.js';
 import { affectedIdentities, markServicesChanged } from '../../policy/service-updates-repo.js';
 
@@ -57,7 +59,15 @@ export const related = {
   // Entities sharing a policy with an entity.
   // The total is the identity's cached exact count when no filter applies (docs/adr/0006-policy-links.md).
   async identityServices(deps: Deps, id: string, query: Q & { policyType?: PolicyType }) {
-    return listGrantedServices(deps, id, dialBind(query.policyType), query, { identityId: id }, { related: true });
+    return listGrantedServices(deps, id, dialBind(query.policyType), query, { identityId: id }, { related: true, readAhead: query.readAhead });
+  },
+  /**
+   * What decides whether the identity's kept page holds, read with the session check (src/http/register.ts
+   * `ListReadAhead`): for the plain page of Dial and Bind together, the one SDK-like callers ask for.
+   */
+  identityServicesReadAhead(deps: Deps, id: string, query: Q & { policyType?: PolicyType }, guard: SQL): PendingRead | undefined {
+    if (query.filter || query.sort || query.policyType) return undefined;
+    return callerServiceViewReadAhead(deps.db, id, guard);
   },
   identityRouters: (deps: Deps, id: string, query: Q) => listEdgeRoutersWhere(deps, reachable('router', 'identity', id, ['erp']), query),
   serviceIdentities: (deps: Deps, id: string, query: Q & { policyType?: PolicyType }) => listIdentitiesWhere(deps, reachable('identity', 'service', id, dialBind(query.policyType)), query),

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { compileRoleFilter } from '../../crud/list-query.js';
 import { qualified as q, type Statement } from '../../crud/repo.js';
 import { preparedPer, type Db } from '../../db/client.js';
-import { flatSelection } from '../../db/list-page.js';
+import { flatSelection, type PendingRead, type ReadAhead } from '../../db/list-page.js';
 import type { ServiceRow } from './entity.js';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
 import { postureChecksExistSql, postureStateColumn } from '../../posture/repo.js';
@@ -204,7 +204,38 @@ const serviceViewLookup = preparedPer((db) =>
  * session row is read), or an admin's `/identities/{id}/services` (`apiSessionId` ''). One statement before
  * the page, or the whole answer when the page is kept. Undefined when the identity is gone.
  */
-export async function callerServiceView(db: Db, identityId: string, apiSessionId: string): Promise<RiddenServiceView | undefined> {
+export async function callerServiceView(db: Db, identityId: string, apiSessionId: string, readAhead?: ReadAhead): Promise<RiddenServiceView | undefined> {
+  if (readAhead !== undefined && apiSessionId === '' && readAhead.key === viewKey(identityId)) {
+    const [values] = readAhead.values;
+    if (!values) return undefined;
+    const row = guardedViewSelection.map(values) as ServiceViewRow & { servicesChangedAt: number | null };
+    return serviceViewOf(row, row.servicesChangedAt);
+  }
   const [row] = await serviceViewLookup(db).all({ identityId, apiSessionId });
   return row ? serviceViewOf(row, row.servicesChangedAt) : undefined;
+}
+
+const viewKey = (identityId: string) => `service-view\u0000${identityId}`;
+const guardedViewSelection = flatSelection({ ...serviceViewColumns(sql`${sql.placeholder('identityId')}`, sql`''`), servicesChangedAt: identities.servicesChangedAt });
+const guardedViewLookups = new WeakMap<SQL, (db: Db) => { getQuery(): { sql: string; params: unknown[] } }>();
+
+/**
+ * `callerServiceView` for an admin's `/identities/{id}/services`, as a statement to read with the session
+ * check, guarded by `guard` (src/http/register.ts `ListReadAhead`): what decides whether a kept page holds.
+ */
+export function callerServiceViewReadAhead(db: Db, identityId: string, guard: SQL): PendingRead {
+  let lookup = guardedViewLookups.get(guard);
+  if (!lookup) {
+    lookup = preparedPer((d) =>
+      d
+        .select(guardedViewSelection.fields as SelectedFields)
+        .from(identities)
+        .where(and(eq(identities.id, sql.placeholder('identityId')), guard))
+        .limit(1)
+        .prepare(),
+    );
+    guardedViewLookups.set(guard, lookup);
+  }
+  const { sql: text, params } = lookup(db).getQuery();
+  return { sql: text, params, placeholders: { identityId }, readAhead: (values) => ({ key: viewKey(identityId), values }) };
 }

@@ -2,6 +2,7 @@ import { createEntity, deleteEntity, findEntity, listEntities, listRelated, upda
 import { listMeta, resolveListQuery, type ListQueryParams } from '../../crud/list-query.js';
 import type { Statement } from '../../crud/repo.js';
 import type { SQL } from '../../db/client.js';
+import type { ReadAhead } from '../../db/list-page.js';
 import type { Deps } from '../../deps.js';
 import { fieldError, messageError, notFound } from '../../errors.js';
 import type { ServiceCreate, ServiceDetail, ServicePatch } from '../../generated/management-types.js';
@@ -178,7 +179,7 @@ export async function listGrantedServices(
   types: readonly ('dial' | 'bind')[],
   list: ListQueryParams,
   view: ServiceView,
-  options: { roleFilter?: SQL; related?: boolean; known?: RiddenServiceView } = {},
+  options: { roleFilter?: SQL; related?: boolean; known?: RiddenServiceView; readAhead?: ReadAhead } = {},
 ): Promise<ListResult<ServiceDetail>> {
   const { roleFilter, related = false } = options;
   let { known } = options;
@@ -188,7 +189,7 @@ export async function listGrantedServices(
   // The plain page may be a kept one (page-cache.ts): what decides it was read along by the session check
   // (`known`), or, for Dial and Bind together (what the view reads), is read here in one statement.
   let kept = q ? keptServicePages(deps.db, deps.config.servicePageCacheBytes) : undefined;
-  if (kept && !known && types.length === 2) known = await callerServiceView(deps.db, identityId, view.apiSessionId ?? '');
+  if (kept && !known && types.length === 2) known = await callerServiceView(deps.db, identityId, view.apiSessionId ?? '', options.readAhead);
   if (!known) kept = undefined;
   // Rendered for an API session (the client's), or for the identity alone (management): posture differs.
   const key = kept && q ? KeptServicePages.key(identityId, types, wantedTypes(view), q.limit, q.offset, Boolean(view.apiSessionId)) : '';

@@ -2,9 +2,8 @@
  * The store side of the session check that every authenticated request makes: one indexed read by
  * token hash (session, identity and auth policy in one statement), and the rare writes it defers.
  */
-import { and, eq, getTableColumns, lt, sql, type Column, type SQL } from 'drizzle-orm';
+import { and, eq, fillPlaceholders, getTableColumns, lt, sql, type Column, type SQL } from 'drizzle-orm';
 import type { SelectedFields, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { fillPlaceholders } from 'drizzle-orm';
 import { preparedPer, readTogether, type Db } from '../db/client.js';
 import { flatSelection, type PendingRead, type ReadAhead } from '../db/list-page.js';
 import { extend } from '../lib/objects.js';
@@ -88,7 +87,7 @@ export interface SessionLookupRow {
   authPolicy: SessionPolicy | { [K in keyof SessionPolicy]: null };
   /** Set when the lookup carried a rider. */
   ridden?: RiddenValue;
-  /** Set when a list page was read in the same round trip (`findSessionByTokenHash`'s `readAhead`). */
+  /** Set when an operation's first statement was read in the same round trip (`findSessionByTokenHash`'s `pending`). */
   readAhead?: ReadAhead;
 }
 
@@ -137,7 +136,7 @@ export async function findSessionByTokenHash(db: Db, tokenHash: string, rider?: 
   let values: unknown[][];
   let readAhead: ReadAhead | undefined;
   if (pending && together) {
-    // The list page in the same round trip, behind its guard on the same token hash.
+    // The operation's first statement in the same round trip, behind its guard on the same token hash.
     const q = lookup.prepared(db).getQuery();
     const [session, page] = await together([
       { sql: q.sql, params: fillPlaceholders(q.params, placeholders) },

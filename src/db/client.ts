@@ -113,7 +113,17 @@ interface LibsqlClient {
  * read one statement at a time as usual. D1 answers a batch's rows as objects, so the statements' columns
  * must have distinct names (`flatSelection` aliases them).
  */
-export function readTogether(db: Db): ((reads: BoundRead[]) => Promise<unknown[][][]>) | undefined {
+export function readTogether(db: Db): ReadTogether | undefined {
+  let found = readers.get(db);
+  if (found === undefined) readers.set(db, (found = readerOf(db) ?? null));
+  return found ?? undefined;
+}
+
+type ReadTogether = (reads: BoundRead[]) => Promise<unknown[][][]>;
+/** Per store handle: asked on every request that may read ahead, decided once. */
+const readers = new WeakMap<Db, ReadTogether | null>();
+
+function readerOf(db: Db): ReadTogether | undefined {
   const client = (db as unknown as { $client?: unknown }).$client as Partial<D1Client & LibsqlClient> | undefined;
   if (!client || typeof client.batch !== 'function') return undefined;
   if (typeof client.prepare === 'function') {

@@ -235,7 +235,7 @@ export interface PendingRead {
   sql: string;
   params: unknown[];
   placeholders: Record<string, unknown>;
-  /** What `keptPage` takes once the values are read. */
+  /** What the operation takes once the values are read (`keptPage`, or the service view of ADR 0016). */
   readAhead(values: unknown[][]): ReadAhead;
 }
 

@@ -151,6 +151,9 @@ async function run(
 
   const search = searchParamsOf(c.req.url);
   const params = c.req.param() as Record<string, string>;
+  const list = listParams(search);
+  // Checked once: before the session check when a list reads ahead (its values build the statement), else after.
+  let checked: ReturnType<typeof validateParams> | undefined;
 
   let session: RequestSession | undefined;
   let address: string | undefined;
@@ -161,7 +164,8 @@ async function run(
       let pending: PendingRead | undefined;
       if (readAhead && readsAhead(deps)) {
         try {
-          pending = readAhead(deps, listParams(search), validateParams(op, search, params, (n) => c.req.header(n)).query, ADMIN_CALLER, params);
+          checked = validateParams(op, search, params, (n) => c.req.header(n));
+          pending = readAhead(deps, list, checked.query, ADMIN_CALLER, params);
         } catch {
           // Refused below, after the session check, as any other request.
         }
@@ -179,7 +183,7 @@ async function run(
     if (access === 'admin' && !session.isAdmin) throw new ApiError('UNAUTHORIZED');
   }
 
-  const { query, headers } = validateParams(op, search, params, (n) => c.req.header(n));
+  const { query, headers } = checked ?? validateParams(op, search, params, (n) => c.req.header(n));
 
   let body: unknown;
   let rawBody: Uint8Array = EMPTY;
@@ -205,7 +209,7 @@ async function run(
     requestId,
     params,
     query,
-    list: session?.readAhead ? extend(listParams(search), { readAhead: session.readAhead }) : listParams(search),
+    list: session?.readAhead ? extend(list, { readAhead: session.readAhead }) : list,
     requestHeader: (name: string) => c.req.header(name),
     undeclaredQuery: (name: string) => search.get(name) ?? undefined,
     headers,

@@ -47,6 +47,11 @@ const STATEMENT_CACHE_MAX = 500;
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 export const DEFAULT_BUSY_RETRIES = 5;
+/**
+ * How long a start waits for another process's lock before giving up (retried with a backoff of
+ * 10 ms doubling to 0.5 s): long enough for another process to migrate a new file on a loaded machine.
+ */
+const START_BUSY_WAIT_MS = 30_000;
 
 interface Cached {
   stmt: NativeStatement;
@@ -82,6 +87,28 @@ export function isBusy(err: unknown): boolean {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A pause of the start-up code, which is synchronous (nothing is served yet). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Runs start-up work again while another process's lock makes it fail. Some lock waits do not go
+ * through the busy timeout at all: SQLite refuses at once where waiting could deadlock (two
+ * connections both upgrading to switch a new file to WAL), so a backoff is needed here as well.
+ */
+function retryBusyAtStart<T>(work: () => T): T {
+  const deadline = Date.now() + START_BUSY_WAIT_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return work();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= deadline) throw err;
+      sleepSync(Math.min(10 * 2 ** attempt, 500) + Math.random() * 20);
+    }
+  }
+}
+
 /** Opens (creating if absent) the file, with WAL and a busy timeout, and returns drizzle over it. */
 export function openNativeStore(file: string, options: NativeStoreOptions = {}): NativeStore {
   const native = new Database(file);
@@ -91,7 +118,7 @@ export function openNativeStore(file: string, options: NativeStoreOptions = {}):
   native.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   // WAL: readers (another process, a `sqlite3` shell, `.backup`) never block the writer, nor it them.
   // Persistent in the file. synchronous stays FULL: an acknowledged write survives power loss too.
-  if (file !== ':memory:') native.exec('PRAGMA journal_mode = WAL');
+  if (file !== ':memory:') retryBusyAtStart(() => native.exec('PRAGMA journal_mode = WAL'));
   const logger = options.queryLogger;
 
   const cache = new Map<string, Cached>();
@@ -240,12 +267,6 @@ export function migrateNative(store: NativeStore, migrationsFolder: string): voi
       throw err;
     }
   };
-  // The busy timeout covers a concurrent start; a retry covers the rare lock upgrade race.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return run();
-    } catch (err) {
-      if (!isBusy(err) || attempt >= DEFAULT_BUSY_RETRIES) throw err;
-    }
-  }
+  // The busy timeout covers a concurrent start; the retry covers the lock upgrade race.
+  retryBusyAtStart(run);
 }

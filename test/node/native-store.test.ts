@@ -3,8 +3,10 @@
  * driver, statements kept per connection, atomic batches and unique indexes under 50 concurrent
  * attempts, API-session tokens stored hashed, WAL, and private file modes.
  */
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -171,3 +173,44 @@ describe('the embedded store on the native driver', () => {
     expect(f.store.native!.native.prepare('PRAGMA integrity_check').raw(true).get()).toEqual(['ok']);
   });
 });
+
+/**
+ * Another process writing the new file in the old journal mode: SQLite refuses the switch to WAL at
+ * once (no busy timeout: waiting could deadlock), which is what a second controller started on a new
+ * file may meet. The start waits and retries instead of failing.
+ */
+describe('opening the file while another process holds its write lock', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ziti-native-lock-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('waits for the lock, then switches to WAL and migrates', async () => {
+    const file = join(dir, 'controller.db');
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require(process.argv[1]))(process.argv[2]);
+         db.exec('BEGIN IMMEDIATE'); db.exec('CREATE TABLE held (x)');
+         db.exec("INSERT INTO held VALUES (1)");
+         process.stdout.write('held\\n');
+         setTimeout(() => { db.exec('COMMIT'); db.close(); }, 400);`,
+        createRequire(import.meta.url).resolve('libsql'),
+        file,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((resolve) => holder.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
+    const started = Date.now();
+    const store = await openStore({ dataDir: dir, migrationsFolder: MIGRATIONS_DIR, url: `file:${file}` });
+    try {
+      expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+      expect(store.native!.native.prepare('PRAGMA journal_mode').raw(true).get()).toEqual(['wal']);
+      expect(store.native!.native.prepare('SELECT count(*) FROM held').raw(true).get()).toEqual([1]);
+      expect(store.native!.native.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'identities'").raw(true).get()).toEqual([1]);
+    } finally {
+      store.close();
+      await new Promise((resolve) => (holder.exitCode === null ? holder.once('exit', resolve) : resolve(null)));
+    }
+  });
+});
+

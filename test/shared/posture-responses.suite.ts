@@ -456,6 +456,56 @@ const postureResponsesSuite: Suite = ({ client, db }) => {
       expectError(await create(), 409, 'INVALID_POSTURE');
       expect((await admin.ok('getIdentityFailedServiceRequests', { path: { id: s.user.identityId } })).data).toHaveLength(2);
     });
+
+    /** The scenario with an edge router both policies of §3.3 c give the user and the service. */
+    async function routedScenario(checkBody: Record<string, unknown>) {
+      const s = await scenario(checkBody);
+      const routerId = id(await admin.ok('createEdgeRouter', { body: { name: uniqueName('er') } }));
+      await admin.ok('createEdgeRouterPolicy', { body: { name: uniqueName('erp'), semantic: 'AnyOf', identityRoles: [`@${s.user.identityId}`], edgeRouterRoles: [`@${routerId}`] } });
+      await admin.ok('createServiceEdgeRouterPolicy', { body: { name: uniqueName('serp'), semantic: 'AnyOf', serviceRoles: [`@${s.serviceId}`], edgeRouterRoles: [`@${routerId}`] } });
+      return { ...s, create: () => s.user.api.call('createSession', { body: { serviceId: s.serviceId, type: 'Dial' } }) };
+    }
+
+    it('a re-create on the same API session passes posture first: failing, it is refused and the first session ends', async () => {
+      const s = await routedScenario({ typeId: 'DOMAIN', domains: ['corp.example'] });
+      await respondOk(s.user, { id: s.checkId, typeId: 'DOMAIN', domain: 'corp.example' });
+      const first = await s.create();
+      expect(first.status, first.text).toBe(201);
+      const again = await s.create();
+      expect(again.status, again.text).toBe(201);
+      expect(again.body.data).toMatchObject({ id: first.body.data!.id, token: first.body.data!.token });
+
+      // Posture stops passing; the session is not read in between: the re-create is refused, not answered with it.
+      await respondOk(s.user, { id: s.checkId, typeId: 'DOMAIN', domain: 'elsewhere' });
+      expectError(await s.create(), 409, 'INVALID_POSTURE');
+      expectError(await admin.call('detailSession', { path: { id: first.body.data!.id } }), 404, 'NOT_FOUND');
+
+      // Passing again: a new session, not the ended one.
+      await respondOk(s.user, { id: s.checkId, typeId: 'DOMAIN', domain: 'corp.example' });
+      const next = await s.create();
+      expect(next.status, next.text).toBe(201);
+      expect(next.body.data!.id).not.toBe(first.body.data!.id);
+    });
+
+    it('a re-create whose first session was granted by a policy now failing gets a new session from the policy that passes', async () => {
+      const s = await routedScenario({ typeId: 'DOMAIN', domains: ['corp.example'] });
+      await respondOk(s.user, { id: s.checkId, typeId: 'DOMAIN', domain: 'corp.example' });
+      const first = await s.create();
+      expect(first.status, first.text).toBe(201);
+      const otherCheck = await check({ typeId: 'MAC', macAddresses: ['aa:bb:cc:00:11:22'] });
+      const other = id(
+        await admin.ok('createServicePolicy', {
+          body: { name: uniqueName('sp'), type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${s.user.identityId}`], serviceRoles: [`@${s.serviceId}`], postureCheckRoles: [`@${otherCheck}`] },
+        }),
+      );
+      await respondOk(s.user, { id: otherCheck, typeId: 'MAC', macAddresses: ['AA:BB:CC:00:11:22'] });
+      await respondOk(s.user, { id: s.checkId, typeId: 'DOMAIN', domain: 'elsewhere' });
+      const next = await s.create();
+      expect(next.status, next.text).toBe(201);
+      expect(next.body.data!.id).not.toBe(first.body.data!.id);
+      expectError(await admin.call('detailSession', { path: { id: first.body.data!.id } }), 404, 'NOT_FOUND');
+      expect((await admin.ok('detailSession', { path: { id: next.body.data!.id } })).data.servicePolicies.map((p) => p.id)).toEqual([other]);
+    });
   });
 
   describe('failed service requests (§7.6)', () => {

@@ -86,11 +86,10 @@ function probeColumns(identity: SQL, apiSession: SQL) {
     // Whether posture applies at all (§6.1 step 3 is skipped when no posture check exists).
     postureChecks: postureChecksExistSql,
     // What evaluating it reads, for the policies granting the service to the identity: the create
-    // stays one read before its insert (§6.1 step 3). NULL when no posture check exists, and for a
-    // re-create, which answers with the existing session before any posture step.
-    postureInputs: sql<string | null>`CASE WHEN NOT EXISTS (SELECT 1 FROM ${sessions} AS zs WHERE zs.api_session_id = ${apiSession} AND zs.service_id = ${serviceId} AND zs.type = ${sessionType})
-      THEN ${postureInputsColumn(grantingPolicyIds(identity), identity, apiSession)} END`,
-    existing: sql<string | null>`(SELECT json_object('id', zs.id, 'createdAt', zs.created_at, 'tags', zs.tags)
+    // stays one read before its insert (§6.1 step 3). NULL when no posture check exists. A re-create
+    // reads it too: the existing session is answered only after the posture step.
+    postureInputs: postureInputsColumn(grantingPolicyIds(identity), identity, apiSession),
+    existing: sql<string | null>`(SELECT json_object('id', zs.id, 'createdAt', zs.created_at, 'tags', zs.tags, 'servicePolicies', zs.service_policies)
       FROM ${sessions} AS zs WHERE zs.api_session_id = ${apiSession} AND zs.service_id = ${serviceId} AND zs.type = ${sessionType})`,
   };
 }
@@ -109,6 +108,8 @@ export interface ExistingSession {
   id: string;
   createdAt: number;
   tags: string;
+  /** The ids of the policies that granted it (a JSON array). */
+  servicePolicies: string;
 }
 
 export interface SessionProbe {

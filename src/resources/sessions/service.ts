@@ -50,8 +50,9 @@ export { probeRider };
 /**
  * `POST /sessions` (§6.1): visibility (404), permission (400), posture (409 with a failed-service-request
  * record), a shared edge router (400), then one conditional insert. A second create on the same API
- * session for the same service and type returns the first session; so do concurrent ones (the unique
- * index decides). Statements: the probe and the insert (a re-create: the probe alone), the probe riding on the session
+ * session for the same service and type passes the same checks, then returns the first session; so do
+ * concurrent ones (the unique index decides). A first session whose granting policies no longer pass
+ * posture is ended instead of returned. Statements: the probe and the insert (a re-create: the probe alone), the probe riding on the session
  * check (`probeRider`) when the caller has a `zt-session`; the probe also
  * reads what posture evaluation needs, so posture checks add no statement. The answer is the client's session detail (no `servicePolicies`).
  */
@@ -73,14 +74,19 @@ export async function createSession(deps: Deps, caller: SessionCaller, body: Ses
 
   const answer = (id: string, createdAt: number, tags: string, token: string): SessionDetail =>
     renderClientSession({ id, createdAt, updatedAt: createdAt, tags, isSystem: false, apiSessionId: caller.apiSessionId, identityId: caller.identityId, serviceId, type }, token, probe.name, probe.routers);
-  const existing = caller.bearer ? null : readJson<ExistingSession | null>(probe.existing, null);
-  if (existing) return answer(existing.id, existing.createdAt, existing.tags, await sessionToken(deps.config.controllerSecret, existing.id));
+  let existing = caller.bearer ? null : readJson<ExistingSession | null>(probe.existing, null);
 
   const grantingIds = granting.map((g) => g[0]);
   // The probe read the posture inputs of every policy granting the service: no further read.
   const inputs = probe.postureInputs === null ? undefined : postureInputsOf(readJson<unknown[][]>(probe.postureInputs, []));
   const posture = probe.postureChecks ? await evaluatePolicies(deps, caller.identityId, caller.apiSessionId, grantingIds, inputs) : undefined;
   const granted = passing(grantingIds, posture);
+  if (existing && posture && !readJson<string[]>(existing.servicePolicies, []).some((id) => granted.includes(id))) {
+    // The session this API session has is no longer granted by a passing policy (§6.4): it ends here
+    // rather than being handed out again; a new one is made below if another policy passes.
+    await endSessions(deps, [{ id: existing.id, identityId: caller.identityId }]);
+    existing = null;
+  }
   if (granted.length === 0 && posture) {
     // In id order (the grants are ordered by type, then id), those whose policy row exists.
     const policies = granting.flatMap(([policyId, , policyName]) => (policyName === null ? [] : [{ policyId, policyName }]));
@@ -90,6 +96,8 @@ export async function createSession(deps: Deps, caller: SessionCaller, body: Ses
     throw new ApiError('INVALID_POSTURE', { message: `Failed to pass posture checks for service policies: [${grantingIds.join(' ')}]`, data });
   }
   if (probe.routers === null || probe.routers === '[]') throw new ApiError('NO_EDGE_ROUTERS_AVAILABLE');
+  // Idempotent after every check (§6.1): the same API session gets its session for the service and type again.
+  if (existing) return answer(existing.id, existing.createdAt, existing.tags, await sessionToken(deps.config.controllerSecret, existing.id));
 
   const now = deps.now();
   const tags = JSON.stringify(body.tags ?? {});
@@ -146,7 +154,7 @@ async function failingSessions(deps: Deps, rows: readonly SessionRow[]): Promise
   return failing;
 }
 
-async function endSessions(deps: Deps, rows: readonly SessionRow[]): Promise<void> {
+async function endSessions(deps: Deps, rows: readonly Pick<SessionRow, 'id' | 'identityId'>[]): Promise<void> {
   const now = deps.now();
   const identities = [...new Set(rows.map((r) => r.identityId))];
   await atomic(deps.db, [

@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { identities } from '../../src/db/schema/index.js';
 import { ADMIN_PASSWORD, CLIENT, MGMT, type Reply } from '../helpers/client.js';
 import { conformance } from '../helpers/spec-schemas.js';
 import { storeFixtures, unique, type AuthFixtures } from './auth-fixtures.js';
@@ -55,13 +57,48 @@ export default function authIdentitySuite({ client, db }: SuiteContext): void {
       const body = { username: user.username, password: user.password, envInfo: { os: 'linux', arch: 'amd64', hostname: 'h1' }, sdkInfo: { type: 'ziti-sdk-golang', version: '1.1.1' } };
       const first = await client().request(`${CLIENT}/authenticate?method=password`, { body });
       const me = await client().get(`${CLIENT}/current-identity`, first.body.data.token);
-      expect(me.body.data.envInfo).toEqual({ os: 'linux', arch: 'amd64', hostname: 'h1', osRelease: '', osVersion: '', domain: '' });
-      expect(me.body.data.sdkInfo).toMatchObject({ type: 'ziti-sdk-golang', version: '1.1.1', appId: '' });
-      // Absent: kept. Present: replaced as a whole (os goes back to empty).
+      expect(me.body.data.envInfo).toEqual({ os: 'linux', arch: 'amd64', hostname: 'h1' });
+      expect(me.body.data.sdkInfo).toEqual({ type: 'ziti-sdk-golang', version: '1.1.1' });
+      // Absent: kept. Present: replaced as a whole (os and hostname go).
       const second = await client().request(`${CLIENT}/authenticate?method=password`, { body: { username: user.username, password: user.password, envInfo: { arch: 'arm64' } } });
       const me2 = await client().get(`${CLIENT}/current-identity`, second.body.data.token);
-      expect(me2.body.data.envInfo).toMatchObject({ arch: 'arm64', os: '', hostname: '' });
-      expect(me2.body.data.sdkInfo).toMatchObject({ type: 'ziti-sdk-golang', version: '1.1.1' });
+      expect(me2.body.data.envInfo).toEqual({ arch: 'arm64' });
+      expect(me2.body.data.sdkInfo).toEqual({ type: 'ziti-sdk-golang', version: '1.1.1' });
+    });
+
+    it('renders sdkInfo/envInfo with only the fields sent, exactly, in every view; {} before any login', async () => {
+      // auth_cert_test.go (v1.6.2): the SDK's partial sdkInfo reads back from GET /identities/{id} unchanged.
+      const admin = (await client().request(`${MGMT}/authenticate?method=password`, { body: { username: 'admin', password: ADMIN_PASSWORD }, headers: { 'cf-connecting-ip': freshIp() } })).body.data.token;
+      const detail = async (id: string) => (await client().get(`${MGMT}/identities/${id}`, admin)).body.data;
+      const listed = async (id: string) => (await client().get(`${MGMT}/identities?filter=${encodeURIComponent(`id = "${id}"`)}`, admin)).body.data[0];
+
+      const user = await newUser();
+      for (const d of [await detail(user.identityId), await listed(user.identityId)]) {
+        expect(d.sdkInfo).toEqual({});
+        expect(d.envInfo).toEqual({});
+      }
+
+      const sdkInfo = { type: 'ziti-sdk-golang', branch: 'main', version: 'v1.6.2', revision: 'abc1234' };
+      const envInfo = { os: 'linux', arch: 'amd64', osVersion: '' };
+      const reply = await client().request(`${CLIENT}/authenticate?method=password`, { body: { username: user.username, password: user.password, sdkInfo, envInfo }, headers: { 'cf-connecting-ip': freshIp() } });
+      expect(reply.status, reply.text).toBe(200);
+      const me = (await client().get(`${CLIENT}/current-identity`, reply.body.data.token)).body.data;
+      for (const d of [await detail(user.identityId), await listed(user.identityId), me]) {
+        expect(d.sdkInfo).toEqual(sdkInfo);
+        expect(d.envInfo).toEqual({ os: 'linux', arch: 'amd64' });
+      }
+      expect(conformance('management', 'detailIdentity', 200, { data: await detail(user.identityId), meta: {} })).toEqual([]);
+      const posture = (await client().get(`${MGMT}/identities/${user.identityId}/posture-data`, admin)).body.data;
+      expect(posture.apiSessionPostureData[reply.body.data.id].sdkInfo).toEqual(sdkInfo);
+
+      // A row stored padded with "" (by earlier versions) renders without the empty fields.
+      await db().update(identities).set({
+        sdkInfo: JSON.stringify({ appId: '', appVersion: '', branch: '', revision: '', type: 'ziti-sdk-c', version: '1.0.0' }),
+        envInfo: JSON.stringify({ arch: '', os: '', osRelease: '', osVersion: '', domain: '', hostname: '' }),
+      }).where(eq(identities.id, user.identityId));
+      const padded = await detail(user.identityId);
+      expect(padded.sdkInfo).toEqual({ type: 'ziti-sdk-c', version: '1.0.0' });
+      expect(padded.envInfo).toEqual({});
     });
 
     it('lists and details its own authenticators, without secrets; another identity\'s is 404', async () => {

@@ -33,7 +33,9 @@ export function casSuite(client: () => TestClient, presenter: () => CertPresente
   describe('cas: create, detail, verify, jwt', () => {
     it('creates an unverified CA, proves possession, refuses a second verification', async () => {
       const ca = await newTestCa('third-party');
-      const created = expectConforms(await call('/cas', { body: { name: uniqueName('ca'), certPem: ca.pem, identityRoles: ['b', 'a'], isVerified: true, ...flags, identityNameFormat: '' } }), 'createCa');
+      // Sent as Go's PEM encoder writes it, ending in a newline.
+      const sentPem = `${ca.pem.trimEnd()}\n`;
+      const created = expectConforms(await call('/cas', { body: { name: uniqueName('ca'), certPem: sentPem, identityRoles: ['b', 'a'], isVerified: true, ...flags, identityNameFormat: '' } }), 'createCa');
       const id = created.body.data.id;
       const d = expectConforms(await call(`/cas/${id}`), 'detailCa').body.data;
       expect(d).toMatchObject({ id, isVerified: false, fingerprint: await sha1Hex(ca.cert.rawData), identityRoles: ['a', 'b'], identityNameFormat: '[caName]-[commonName]', ...flags });
@@ -55,6 +57,32 @@ export function casSuite(client: () => TestClient, presenter: () => CertPresente
       expect(jwtReply.headers.get('content-type')).toBe('application/jwt');
       expect(decodeProtectedHeader(jwtReply.text).alg).toBe('ES256');
       expect(decodeJwt(jwtReply.text)).toEqual({ iss: 'https://localhost:1280/', sub: id, aud: ['openziti-enroller'], jti: id, em: 'ca', ctrls: null });
+    });
+
+    it('returns certPem exactly as sent (trailing newline kept) from the detail, the list, and after PUT and PATCH', async () => {
+      // Go's PEM encoder ends every block with a newline; ca_test.go compares certPem for exact equality.
+      const ca = await newTestCa('exact-pem');
+      const pem = ca.pem.endsWith('\n') ? ca.pem : `${ca.pem}\n`;
+      const name = uniqueName('ca');
+      const id = expectConforms(await call('/cas', { body: { name, certPem: pem, identityRoles: ['r'], ...flags } }), 'createCa').body.data.id;
+      const detail = async () => expectConforms(await call(`/cas/${id}`), 'detailCa').body.data.certPem;
+      const listed = async () => expectConforms(await call(`/cas?filter=${encodeURIComponent(`id="${id}"`)}`), 'listCas').body.data.map((c: { certPem: string }) => c.certPem);
+      expect(await detail()).toBe(pem);
+      expect(await listed()).toEqual([pem]);
+
+      const put = await call(`/cas/${id}`, { method: 'PUT', body: { name: `${name}-put`, identityRoles: ['s'], identityNameFormat: '[caName]-[commonName]', ...flags, isAuthEnabled: false } });
+      expect(put.status, put.text).toBe(200);
+      expect(await detail()).toBe(pem);
+      expect(await listed()).toEqual([pem]);
+      const patch = await call(`/cas/${id}`, { method: 'PATCH', body: { isAuthEnabled: true } });
+      expect(patch.status, patch.text).toBe(200);
+      expect(await detail()).toBe(pem);
+
+      // Surrounding whitespace is kept as well; the fingerprint is the certificate's either way.
+      const padded = await newTestCa('padded-pem');
+      const paddedPem = `\n${padded.pem.trimEnd()}\n\n`;
+      const paddedId = expectConforms(await call('/cas', { body: { name: uniqueName('ca'), certPem: paddedPem, identityRoles: [], ...flags } }), 'createCa').body.data.id;
+      expect((await call(`/cas/${paddedId}`)).body.data).toMatchObject({ certPem: paddedPem, fingerprint: await sha1Hex(padded.cert.rawData) });
     });
 
     it('refuses a duplicate certificate, a non-CA certificate, bad PEM and a SCHEME matcher off SAN_URI', async () => {

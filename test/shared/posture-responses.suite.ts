@@ -504,7 +504,7 @@ const postureResponsesSuite: Suite = ({ client, db }) => {
       expect(next.status, next.text).toBe(201);
       expect(next.body.data!.id).not.toBe(first.body.data!.id);
       expectError(await admin.call('detailSession', { path: { id: first.body.data!.id } }), 404, 'NOT_FOUND');
-      expect((await admin.ok('detailSession', { path: { id: next.body.data!.id } })).data.servicePolicies.map((p) => p.id)).toEqual([other]);
+      expect((await admin.ok('detailSession', { path: { id: next.body.data!.id } })).data.servicePolicies!.map((p) => p.id)).toEqual([other]);
     });
   });
 

@@ -18,10 +18,19 @@ import { extend } from '../../lib/objects.js';
 const ENV_FIELDS = ['arch', 'os', 'osRelease', 'osVersion', 'domain', 'hostname'] as const;
 const SDK_FIELDS = ['appId', 'appVersion', 'branch', 'revision', 'type', 'version'] as const;
 
-/** The stored form of envInfo/sdkInfo: every field present (missing ones as ''), in a fixed order. */
+/**
+ * The stored form of envInfo/sdkInfo: the known fields that were sent non-empty, in a fixed order (`{}` for
+ * none). Missing and empty fields are left out, as the controller's `omitempty` model renders them
+ * (src/resources/identities/mapper.ts `clientInfo`).
+ */
 function normaliseInfo(info: Readonly<Record<string, string | null | undefined>> | null | undefined, fields: readonly string[]): string | undefined {
   if (!info) return undefined;
-  return JSON.stringify(Object.fromEntries(fields.map((f) => [f, info[f] ?? ''])));
+  const stored: Record<string, string> = {};
+  for (const f of fields) {
+    const value = info[f];
+    if (typeof value === 'string' && value !== '') stored[f] = value;
+  }
+  return JSON.stringify(stored);
 }
 
 /**

@@ -49,8 +49,9 @@ const base = resourceService(caEntity, {
     async check(_deps, values, body: { certPem: string; externalIdClaim?: ExternalIdClaim | null }) {
       const ca = parseCaPem(body.certPem);
       checkClaim(body.externalIdClaim);
-      // isVerified always starts false; only POST /cas/{id}/verify sets it.
-      Object.assign(values, { certPem: body.certPem.trim(), fingerprint: await sha1Hex(ca.rawData), verificationToken: shortId(), isVerified: false });
+      // isVerified always starts false; only POST /cas/{id}/verify sets it. certPem is stored (and rendered)
+      // exactly as sent, trailing newline included, as the controller does; only the parse above trims.
+      Object.assign(values, { certPem: body.certPem, fingerprint: await sha1Hex(ca.rawData), verificationToken: shortId(), isVerified: false });
     },
   },
   update: {

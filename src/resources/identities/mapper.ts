@@ -1,5 +1,5 @@
 import { entityRef, type Links } from '../../crud/render.js';
-import type { IdentityAuthenticators, IdentityDetail, IdentityEnrollments, TerminatorPrecedence } from '../../generated/management-types.js';
+import type { EnvInfo, IdentityAuthenticators, IdentityDetail, IdentityEnrollments, SdkInfo, TerminatorPrecedence } from '../../generated/management-types.js';
 import { isDisabled } from '../../auth/identity-state.js';
 import { readJson } from '../../lib/json.js';
 import { iso } from '../../lib/time.js';
@@ -14,21 +14,23 @@ export interface IdentityExtras {
   enrollment: IdentityEnrollments;
 }
 
-const ENV_EMPTY = { arch: '', os: '', osRelease: '', osVersion: '', domain: '', hostname: '' };
-const SDK_EMPTY = { appId: '', appVersion: '', branch: '', revision: '', type: '', version: '' };
-
 /**
- * The defaults with the stored JSON object's fields over them. Copied key by key: spreading two objects
- * into one takes a slow path in V8 (docs/architecture.md, "Rendering").
+ * An identity's `envInfo` or `sdkInfo` as the controller renders it: every field of both is `omitempty` in
+ * its model, so only the non-empty strings appear, and `{}` for an identity that never logged in. Rows
+ * stored padded with `""` (as logins stored them before) render the same.
  */
-function withDefaults<T extends Record<string, string>>(defaults: T, stored: string | null): T & Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key in defaults) out[key] = defaults[key];
-  if (stored) {
-    const fields = readJson<Record<string, unknown>>(stored, {});
-    for (const key in fields) out[key] = fields[key];
+export function clientInfo<T extends EnvInfo | SdkInfo>(stored: string | null): T {
+  return nonEmptyStrings(readJson<Record<string, unknown>>(stored, {})) as T;
+}
+
+/** The object's non-empty string properties, in its order. */
+export function nonEmptyStrings(fields: Readonly<Record<string, unknown>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key in fields) {
+    const value = fields[key];
+    if (typeof value === 'string' && value !== '') out[key] = value;
   }
-  return out as T & Record<string, unknown>;
+  return out;
 }
 
 /** The identity's `_links` (what `links(self, {...})` builds), written out: one literal, no loop. */
@@ -78,8 +80,8 @@ export function renderIdentity(row: IdentityRow, extras: IdentityExtras, now: nu
     isDefaultAdmin: row.isDefaultAdmin,
     authenticators: extras.authenticators,
     enrollment: extras.enrollment,
-    envInfo: withDefaults(ENV_EMPTY, row.envInfo),
-    sdkInfo: withDefaults(SDK_EMPTY, row.sdkInfo),
+    envInfo: clientInfo<EnvInfo>(row.envInfo),
+    sdkInfo: clientInfo<SdkInfo>(row.sdkInfo),
     // The spec requires an array; the controller's `null` for an empty set is not spec-valid.
     roleAttributes: readJson<string[]>(row.roleAttributes, []),
     hasEdgeRouterConnection: false,

@@ -5,6 +5,7 @@ import { iso } from '../../lib/time.js';
 import { MFA_PROMPT_GRACE_MS, ZERO_TIME } from '../../posture/checks.js';
 import { snapshotOf } from '../../posture/evaluate.js';
 import { failedRequestsOf, identityResponseRows, identitySessionRows } from '../../posture/repo.js';
+import { nonEmptyStrings } from '../identities/mapper.js';
 
 /** The posture-data view lists at most this many of the identity's live API sessions, most recently active first. */
 const MAX_SESSIONS = 100;
@@ -35,8 +36,9 @@ export async function identityPostureData(deps: Deps, identityId: string): Promi
       mfa: { apiSessionId: s.id, passedMfa: passedMfaAt !== null, passedAt: at(passedMfaAt), passedOnWake: passedSince(wokenAt, passedMfaAt, now), passedOnUnlock: passedSince(unlockedAt, passedMfaAt, now) },
       endpointState: { wokenAt: at(wokenAt), unlockedAt: at(unlockedAt) },
     };
-    const sdkInfo = readJson<SdkInfo | null>(s.sdkInfo, null);
-    if (sdkInfo) entry.sdkInfo = sdkInfo;
+    // Only the non-empty fields, as on the identity (sessions recorded before may hold padded copies).
+    const sdkInfo = readJson<Record<string, unknown> | null>(s.sdkInfo, null);
+    if (sdkInfo) entry.sdkInfo = nonEmptyStrings(sdkInfo) as SdkInfo;
     apiSessionPostureData[s.id] = entry;
   }
   return {

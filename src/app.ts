@@ -3,12 +3,13 @@ import type { Runtime } from './deps.js';
 import { ApiError, bounded } from './errors.js';
 import { errorResponse, replaceResponse, withHeaders } from './http/envelope.js';
 import { registerApi } from './http/register.js';
-import { canonicalPath, pathOf } from './http/paths.js';
+import { CLIENT_BASE, MANAGEMENT_BASE, canonicalPath, pathOf } from './http/paths.js';
 import { shortId } from './lib/ids.js';
 import { clientApi, managementApi } from './apis.js';
 import { CONTROLLER_VERSION, type Config } from './config.js';
 import { observe } from './observability/middleware.js';
 import { oidcRoutes } from './oidc/routes.js';
+import { specDocument } from './resources/discovery/handlers.js';
 
 const CORS_HEADERS = {
   'access-control-allow-credentials': 'true',
@@ -78,6 +79,18 @@ export function createApp(runtime: Runtime): Hono {
 
   registerApi(app, clientApi, runtime);
   registerApi(app, managementApi, runtime);
+
+  // The API descriptions where the controller also serves them (§10.3): the JSON document of
+  // `GET /specs/{id}/spec`, anonymous; logged and counted as operation `swagger.json`.
+  for (const [base, id] of [[CLIENT_BASE, 'edge-client'], [MANAGEMENT_BASE, 'edge-management']] as const) {
+    app.get(`${base}/swagger.json`, (c) => {
+      c.set('operationId' as never, 'swagger.json' as never);
+      return specDocument(id, 'json');
+    });
+    app.all(`${base}/swagger.json`, () => {
+      throw new ApiError('METHOD_NOT_ALLOWED');
+    });
+  }
 
   app.notFound((c) => {
     const requestId = (c.get('requestId' as never) as string | undefined) ?? shortId();

@@ -36,6 +36,17 @@ describe('request log lines', () => {
     expect(t.logs.join('\n')).not.toContain(ADMIN_PASSWORD);
   });
 
+  it('names the swagger.json documents "swagger.json"', async () => {
+    t.logs.length = 0;
+    await t.client.get(`${CLIENT}/swagger.json`);
+    await t.client.get(`${MGMT}/swagger.json`);
+    const lines = t.logs.map((l) => JSON.parse(l)).filter((l) => l.m === 'request');
+    expect(lines.map((l) => [l.path, l.operationId, l.status])).toEqual([
+      [`${CLIENT}/swagger.json`, 'swagger.json', 200],
+      [`${MGMT}/swagger.json`, 'swagger.json', 200],
+    ]);
+  });
+
   it('names unrouted requests "unmatched"', async () => {
     t.logs.length = 0;
     await t.client.get('/edge/nowhere');

@@ -40,7 +40,23 @@ const configTypesSuite: Suite = ({ client }) => {
       expect((await admin.ok('detailConfigType', { path: { id } })).data.schema).toEqual(other);
       const name = uniqueName('ct');
       expect((await admin.call('updateConfigType', { path: { id }, body: { name } })).status).toBe(200);
-      expect((await admin.ok('detailConfigType', { path: { id } })).data).toMatchObject({ name, schema: {} });
+      expect((await admin.ok('detailConfigType', { path: { id } })).data).toMatchObject({ name, schema: null });
+    });
+
+    it('renders a type without a schema (absent, null or {}) with "schema": null, as controller v1.6.2 does', async () => {
+      for (const body of [{}, { schema: null }, { schema: {} }]) {
+        const name = uniqueName('ct');
+        const id = await create({ name, ...body });
+        const detail = expectConforms(await admin.call('detailConfigType', { path: { id } }), 'detailConfigType');
+        expect(detail.body.data, JSON.stringify(body)).toHaveProperty('schema', null);
+        const list = expectConforms(await admin.call('listConfigTypes', { query: { filter: `name = "${name}"` } }), 'listConfigTypes');
+        expect(list.body.data.map((t) => [t.id, t.schema]), JSON.stringify(body)).toEqual([[id, null]]);
+      }
+      // With a schema: rendered as given, on the list as on the detail.
+      const name = uniqueName('ct');
+      const id = await create({ name, schema });
+      expect((await admin.ok('detailConfigType', { path: { id } })).data.schema).toEqual(schema);
+      expect((await admin.ok('listConfigTypes', { query: { filter: `name = "${name}"` } })).data.map((t) => t.schema)).toEqual([schema]);
     });
 
     it('refuses a schema whose root type is not object, a non-object schema, a missing or reserved name; nothing is written', async () => {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { CLIENT, MGMT } from '../helpers/client.js';
 import type { SuiteContext } from './suite.js';
 
@@ -45,7 +46,7 @@ export default function foundationSuite({ client }: SuiteContext): void {
       expect(reply.body).toEqual({ data: ['OIDC_AUTH', 'HA_CONTROLLER'], meta: {} });
     });
 
-    it('lists and details the specs and serves their bodies', async () => {
+    it('lists and details the specs', async () => {
       const list = await client().get(`${CLIENT}/specs`);
       expect(list.status).toBe(200);
       expect(list.body.data.map((s: any) => s.id)).toEqual(['edge-client', 'edge-management']);
@@ -53,13 +54,60 @@ export default function foundationSuite({ client }: SuiteContext): void {
       expect(list.body.data[0].createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       const detail = await client().get(`${MGMT}/specs/edge-management`);
       expect(detail.body.data.name).toBe('edge-management');
-      const body = await client().get(`${MGMT}/specs/edge-management/spec`);
-      expect(body.status).toBe(200);
-      const doc = JSON.parse(body.body.data);
-      expect(doc.swagger).toBe('2.0');
-      expect(doc.basePath).toBe('/edge/management/v1');
-      expect(doc.paths['/identities'].get.operationId).toBe('listIdentities');
       expectError(await client().get(`${CLIENT}/specs/nope`), 404, 'NOT_FOUND');
+      expectError(await client().get(`${CLIENT}/specs/nope/spec`), 404, 'NOT_FOUND');
+    });
+
+    it('serves a spec body as the raw JSON document, no envelope, by default and for JSON or wildcard Accept', async () => {
+      for (const accept of [undefined, 'application/json', '*/*', 'application/json, text/yaml;q=0.5', 'text/html']) {
+        const reply = await client().request(`${MGMT}/specs/edge-management/spec`, accept ? { headers: { accept } } : {});
+        expect(reply.status, accept).toBe(200);
+        expect(reply.headers.get('content-type'), accept).toBe('application/json');
+        const doc = JSON.parse(reply.text);
+        expect(doc.data, 'no envelope').toBeUndefined();
+        expect(doc.swagger).toBe('2.0');
+        expect(doc.basePath).toBe('/edge/management/v1');
+        expect(doc.paths['/identities'].get.operationId).toBe('listIdentities');
+        expect(doc.paths['/specs/{id}/spec'].get.produces).toEqual(['text/yaml', 'application/json']);
+      }
+      const clientDoc = JSON.parse((await client().get(`${CLIENT}/specs/edge-client/spec`)).text);
+      expect(clientDoc).toMatchObject({ swagger: '2.0', basePath: '/edge/client/v1' });
+      expect(clientDoc.paths['/authenticate'].post.operationId).toBe('authenticate');
+    });
+
+    it('serves a spec body as YAML (text/yaml) when Accept asks for YAML, the same document as the JSON one (specs_test.go)', async () => {
+      const json = JSON.parse((await client().get(`${CLIENT}/specs/edge-client/spec`)).text);
+      for (const accept of ['text/yaml', 'application/x-yaml', 'application/yaml', 'text/yaml; q=0.9, application/json; q=0.5', 'application/json;q=0.1,text/yaml']) {
+        for (const base of [CLIENT, MGMT]) {
+          const reply = await client().request(`${base}/specs/edge-client/spec`, { headers: { accept } });
+          expect(reply.status, accept).toBe(200);
+          expect(reply.headers.get('content-type'), accept).toBe('text/yaml');
+          expect(reply.headers.get('vary'), accept).toContain('Accept');
+          const doc = parseYaml(reply.text);
+          expect(doc !== null && typeof doc === 'object' && !Array.isArray(doc), 'a YAML map').toBe(true);
+          expect(Object.keys(doc).length).toBeGreaterThan(0);
+          expect(doc).toEqual(json);
+        }
+      }
+      // Block YAML, not JSON text: one key per line.
+      const yaml = (await client().request(`${MGMT}/specs/edge-management/spec`, { headers: { accept: 'text/yaml' } })).text;
+      expect(yaml.startsWith('swagger: "2.0"\ninfo:\n  title: "Ziti Edge Management"\n')).toBe(true);
+      expect(parseYaml(yaml)).toMatchObject({ swagger: '2.0', basePath: '/edge/management/v1' });
+    });
+
+    it('serves swagger.json on both APIs: the raw JSON document, anonymous', async () => {
+      for (const [base, id] of [[CLIENT, 'edge-client'], [MGMT, 'edge-management']] as const) {
+        const reply = await client().request(`${base}/swagger.json`, { headers: { accept: 'text/yaml' } });
+        expect(reply.status, base).toBe(200);
+        expect(reply.headers.get('content-type')).toBe('application/json');
+        expect(reply.body).toMatchObject({ swagger: '2.0', basePath: base });
+        expect(reply.headers.get('vary') ?? '').not.toContain('Accept');
+        expect(reply.text).toBe((await client().get(`${base}/specs/${id}/spec`)).text);
+        const head = await client().request(`${base}/swagger.json`, { method: 'HEAD' });
+        expect(head.status).toBe(200);
+        expect(head.text).toBe('');
+        expectError(await client().request(`${base}/swagger.json`, { method: 'POST', body: {} }), 405, 'METHOD_NOT_ALLOWED');
+      }
     });
 
     it('serves the trust bundle as base64 PKCS#7 at the root and under both base paths', async () => {

@@ -54,6 +54,37 @@ function controllerRecord(deps: Deps) {
   };
 }
 
+/** The YAML media types a client may ask a spec body for; it is answered as `text/yaml`. */
+const YAML_TYPES = new Set(['text/yaml', 'application/x-yaml', 'application/yaml', 'text/x-yaml']);
+
+/**
+ * Whether an `Accept` header asks for YAML: a YAML type is named with q > 0 and `application/json` is not
+ * named with a higher q. Anything else (no header, wildcards only, JSON) is answered with JSON, the default.
+ */
+function wantsYaml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  let yaml = 0;
+  let json = 0;
+  for (const range of accept.split(',')) {
+    const [type, ...params] = range.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    if (!Number.isFinite(weight)) continue;
+    if (YAML_TYPES.has(type)) yaml = Math.max(yaml, weight);
+    else if (type === 'application/json') json = Math.max(json, weight);
+  }
+  return yaml > 0 && yaml >= json;
+}
+
+/**
+ * An API description as the controller writes it: the raw document, no envelope, JSON or YAML. The
+ * document is this project's own (docs/adr/0001-controller-quirks.md, "Spec bodies").
+ */
+export function specDocument(id: SpecId, format: 'json' | 'yaml', headers: Record<string, string> = {}): Response {
+  const type = format === 'yaml' ? 'text/yaml' : 'application/json';
+  return new Response(specBody(id, format), { status: 200, headers: { 'content-type': type, ...headers } });
+}
+
 const CONTROLLER_FIELDS = ['id', 'name', 'ctrlAddress', 'fingerprint', 'isOnline', 'lastJoinedAt'];
 
 /** Discovery and informational operations, the same on both APIs (anonymous unless the spec says otherwise). */
@@ -63,7 +94,8 @@ const shared = handlers<SharedOperations>()({
   listEnumeratedCapabilities: ({ reply }) => reply.ok(ENUMERATED_CAPABILITIES),
   listSpecs: ({ reply }) => reply.ok(SPEC_IDS.map(specDetail)),
   detailSpec: ({ params, reply }) => reply.ok(specDetail(specId(params.id))),
-  detailSpecBody: ({ params, reply }) => reply.ok(specBody(specId(params.id))),
+  /** The raw document (not in the envelope the specification declares), negotiated by `Accept` as the controller does. */
+  detailSpecBody: ({ params, requestHeader, reply }) => reply.raw(specDocument(specId(params.id), wantsYaml(requestHeader('accept')) ? 'yaml' : 'json', { vary: 'Accept' })),
   /** The trust bundle as a base64 certs-only PKCS#7, which SDKs fetch anonymously before enrolling. */
   listWellKnownCas: async ({ svc, reply }) =>
     reply.raw(new Response(await svc.deps.pki.cacertsPkcs7Base64(), { status: 200, headers: { 'content-type': 'application/pkcs7-mime', 'content-transfer-encoding': 'base64' } })),

@@ -7,7 +7,8 @@ import type { TransitRouterRow } from './entity.js';
 
 /**
  * Never online: routers attach over a control channel this controller does not serve. The pending `trott`
- * enrollment is shown until the router enrolls.
+ * enrollment is shown until the router enrolls; until then `fingerprint` is null, as controller v1.6.2
+ * renders it (transit_router_test.go; edge routers render `""`).
  */
 export function renderTransitRouter(r: TransitRouterRow, enrollment: RouterEnrollmentFields): RouterDetail {
   return {
@@ -22,7 +23,7 @@ export function renderTransitRouter(r: TransitRouterRow, enrollment: RouterEnrol
     disabled: r.disabled,
     isOnline: false,
     isVerified: r.isVerified,
-    fingerprint: r.fingerprint ?? '',
+    fingerprint: r.fingerprint ?? null,
     unverifiedCertPem: null,
     unverifiedFingerprint: null,
     ...enrollment,

@@ -263,8 +263,28 @@ const CONTROLLER_NULLS: Record<'client' | 'management', Record<string, string[]>
     configTypeDetail: ['schema'],
     // A transit router that has not enrolled (transit_router_test.go).
     routerDetail: ['fingerprint'],
+    // A policy's empty role list: the controller's store keeps an empty list as none (the policy tests).
+    servicePolicyDetail: ['identityRoles', 'serviceRoles', 'postureCheckRoles'],
+    edgeRouterPolicyDetail: ['identityRoles', 'edgeRouterRoles'],
+    serviceEdgeRouterPolicyDetail: ['serviceRoles', 'edgeRouterRoles'],
   },
 };
+
+/**
+ * A property whose definition is `x-nullable` (`roleAttributes` → `attributes`) is nullable wherever it is
+ * used, as go-swagger reads the specification (a pointer): marked on the property, which is what `zodOf`
+ * and `tsOf` read.
+ */
+function inheritDefinitionNulls(defs: Json): void {
+  const nullable = new Set(Object.keys(defs).filter((name) => (defs[name] as Json)['x-nullable'] === true));
+  for (const def of Object.values(defs) as Json[]) {
+    for (const part of [def, ...((def.allOf ?? []) as Json[])]) {
+      for (const prop of Object.values((part.properties ?? {}) as Json) as Json[]) {
+        if (prop.$ref && nullable.has(refName(prop.$ref))) prop['x-nullable'] = true;
+      }
+    }
+  }
+}
 
 function markControllerNulls(api: 'client' | 'management', defs: Json): void {
   for (const [name, props] of Object.entries(CONTROLLER_NULLS[api])) {
@@ -282,6 +302,7 @@ function markControllerNulls(api: 'client' | 'management', defs: Json): void {
 function generate(api: 'client' | 'management') {
   const spec = parse(readFileSync(join(specDir, `${api}.yml`), 'utf8')) as Json;
   const defs = spec.definitions as Json;
+  inheritDefinitionNulls(defs);
   markControllerNulls(api, defs);
 
   // Sub-types of a discriminated base: definitions whose allOf starts with the base.

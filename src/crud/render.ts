@@ -38,3 +38,13 @@ export function baseEntity(row: BaseRow, self: string, nested?: Record<string, s
     _links: links(self, nested),
   };
 }
+
+/**
+ * A stored set of strings (role attributes, a policy's roles) as the controller renders it: `null` when
+ * empty. Its store keeps an empty list as none, and OpenZiti's own tests expect `null` for an entity
+ * created without attributes (ADR 0001).
+ */
+export function stringSetOrNull(text: string | null | undefined): string[] | null {
+  const values = readJson<string[]>(text, []);
+  return values.length === 0 ? null : values;
+}

@@ -147,7 +147,7 @@ const dataIntegritySuite: Suite = ({ client, db }) => {
       await run('fix');
       expect((await run('check')).results).toEqual([]);
       expect(await serviceIds(who)).toEqual({ ids: [svc], total: 1 });
-      expect((await admin.ok('detailServicePolicy', { path: { id: named } })).data.identityRoles).toEqual([]);
+      expect((await admin.ok('detailServicePolicy', { path: { id: named } })).data.identityRoles).toBeNull();
     });
 
     it('finds and repairs one of each kind of dangling or malformed row', async () => {

@@ -260,7 +260,7 @@ export default function identitiesSuite({ client }: SuiteContext): void {
       expectConforms(await call(`/identities/${id}`, { method: 'PATCH', body: { tags: { other: true }, roleAttributes: [], isAdmin: true } }), 'patchIdentity');
       const b = (await call(`/identities/${id}`)).body.data;
       expect(b.tags).toEqual({ other: true });
-      expect(b.roleAttributes).toEqual([]);
+      expect(b.roleAttributes).toBeNull();
       expect(b.isAdmin).toBe(true);
       expect(b.appData).toEqual({ app: 1 });
     });
@@ -274,7 +274,7 @@ export default function identitiesSuite({ client }: SuiteContext): void {
         name,
         isAdmin: true,
         typeId: 'Default',
-        roleAttributes: [],
+        roleAttributes: null,
         tags: {},
         appData: {},
         externalId: null,

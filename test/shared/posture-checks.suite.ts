@@ -189,7 +189,7 @@ const postureChecksSuite: Suite = ({ client, db }) => {
       expect(Date.parse(patched.updatedAt)).toBeGreaterThanOrEqual(Date.parse(before.updatedAt));
       const name = uniqueName('pc');
       await admin.ok('updatePostureCheck', { path: { id: mfa }, body: { name, typeId: 'MFA', promptOnUnlock: true } as never });
-      expect(await detail(mfa)).toMatchObject({ name, timeoutSeconds: -1, promptOnWake: false, promptOnUnlock: true, ignoreLegacyEndpoints: false, roleAttributes: [], tags: {} });
+      expect(await detail(mfa)).toMatchObject({ name, timeoutSeconds: -1, promptOnWake: false, promptOnUnlock: true, ignoreLegacyEndpoints: false, roleAttributes: null, tags: {} });
       // The body's type chose its schema: it must be the check's own.
       expectFieldError(await admin.call('patchPostureCheck', { path: { id: mfa }, body: { typeId: 'DOMAIN', domains: ['x'] } as never }), 400, 'typeId', /may not be changed/);
       expectFieldError(await admin.call('updatePostureCheck', { path: { id: mfa }, body: { name } as never }), 400, 'typeId', 'typeId in body is required');

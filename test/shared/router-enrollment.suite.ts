@@ -315,7 +315,7 @@ const routerEnrollmentSuite: Suite = ({ client, db }) => {
       expect(state.router.isTunnelerEnabled).toBe(false);
       expectNotFound(state.identity, 'identity', rid);
       expectNotFound(state.policy, 'edgeRouterPolicy', rid);
-      expect((await admin.ok('detailEdgeRouterPolicy', { path: { id: erp } })).data.identityRoles).toEqual([]);
+      expect((await admin.ok('detailEdgeRouterPolicy', { path: { id: erp } })).data.identityRoles).toBeNull();
       expect((await admin.ok('listIdentityEdgeRouters', { path: { id: rid } })).data).toEqual([]);
 
       // PUT writes every property: the tunneler is on only when it says so.

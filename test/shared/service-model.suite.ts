@@ -55,7 +55,7 @@ const serviceModelSuite: Suite = ({ client }) => {
       await admin.ok('deleteConfig', { path: { id: cfg } });
       expect((await admin.ok('detailService', { path: { id: sid } })).data.configs).toEqual([]);
       await admin.ok('updateService', { path: { id: sid }, body: { name: uniqueName('svc') } });
-      expect((await admin.ok('detailService', { path: { id: sid } })).data).toMatchObject({ encryptionRequired: false, roleAttributes: [] });
+      expect((await admin.ok('detailService', { path: { id: sid } })).data).toMatchObject({ encryptionRequired: false, roleAttributes: null });
     });
 
     it('lets exactly one of 50 concurrent creates with the same name succeed', async () => {
@@ -93,6 +93,35 @@ const serviceModelSuite: Suite = ({ client }) => {
   });
 
   describe('policies', () => {
+    it('renders an empty set of role attributes or roles as null, as the controller does (ADR 0001)', async () => {
+      const [iid, sid, rid] = [await identity(), await service(), await router()];
+      const pc = id(await admin.ok('createPostureCheck', { body: { name: uniqueName('pc'), typeId: 'MFA' } as never }));
+      const attrs = async () => [
+        (await admin.ok('detailIdentity', { path: { id: iid } })).data.roleAttributes,
+        (await admin.ok('detailService', { path: { id: sid } })).data.roleAttributes,
+        (await admin.ok('detailEdgeRouter', { path: { id: rid } })).data.roleAttributes,
+        (await admin.ok('detailPostureCheck', { path: { id: pc } })).data.roleAttributes,
+      ];
+      expect(await attrs()).toEqual([null, null, null, null]);
+      await admin.ok('patchIdentity', { path: { id: iid }, body: { roleAttributes: ['b', 'a'] } });
+      await admin.ok('patchService', { path: { id: sid }, body: { roleAttributes: ['b', 'a'] } });
+      await admin.ok('patchEdgeRouter', { path: { id: rid }, body: { roleAttributes: ['b', 'a'] } });
+      await admin.ok('patchPostureCheck', { path: { id: pc }, body: { typeId: 'MFA', roleAttributes: ['b', 'a'] } as never });
+      expect(await attrs()).toEqual([['a', 'b'], ['a', 'b'], ['a', 'b'], ['a', 'b']]);
+      await admin.ok('patchIdentity', { path: { id: iid }, body: { roleAttributes: [] } });
+      expect((await attrs())[0]).toBeNull();
+
+      const sp = expectConforms(await admin.call('createServicePolicy', { body: { name: uniqueName('sp'), type: 'Dial', semantic: 'AnyOf', serviceRoles: [`@${sid}`], identityRoles: [] } }), 'createServicePolicy');
+      const spDetail = expectConforms(await admin.call('detailServicePolicy', { path: { id: id(sp.body) } }), 'detailServicePolicy').body.data;
+      expect(spDetail).toMatchObject({ serviceRoles: [`@${sid}`], identityRoles: null, postureCheckRoles: null, identityRolesDisplay: [], postureCheckRolesDisplay: [] });
+      // Policies that name this test's own entities only: the suite's other tests count what matches.
+      const erp = id(await admin.ok('createEdgeRouterPolicy', { body: { name: uniqueName('erp'), semantic: 'AnyOf', identityRoles: [`@${iid}`] } }));
+      expect((await admin.ok('detailEdgeRouterPolicy', { path: { id: erp } })).data).toMatchObject({ identityRoles: [`@${iid}`], edgeRouterRoles: null });
+      const serp = id(await admin.ok('createServiceEdgeRouterPolicy', { body: { name: uniqueName('serp'), semantic: 'AnyOf', edgeRouterRoles: [`@${rid}`] } }));
+      expectConforms(await admin.call('listServiceEdgeRouterPolicies', { query: { filter: `id = "${serp}"` } }), 'listServiceEdgeRouterPolicies');
+      expect((await admin.ok('detailServiceEdgeRouterPolicy', { path: { id: serp } })).data).toMatchObject({ edgeRouterRoles: [`@${rid}`], serviceRoles: null });
+    });
+
     it('validates role lists: prefixes, #all alone, @ids that exist', async () => {
       const base = { name: uniqueName('sp'), type: 'Dial' as const, semantic: 'AllOf' as const };
       expectFieldError(await admin.call('createServicePolicy', { body: { ...base, identityRoles: ['plain'] } }), 400, 'identityRoles', /must prefixed with #/);
@@ -119,7 +148,7 @@ const serviceModelSuite: Suite = ({ client }) => {
       const after = await admin.ok('detailServicePolicy', { path: { id: pid } });
       expect(after.data.identityRoles).toEqual(['#a', '#z']);
       await admin.ok('deleteService', { path: { id: sid } });
-      expect((await admin.ok('detailServicePolicy', { path: { id: pid } })).data.serviceRoles).toEqual([]);
+      expect((await admin.ok('detailServicePolicy', { path: { id: pid } })).data.serviceRoles).toBeNull();
     });
 
     it('serves every related list from the links, and policy advice', async () => {
@@ -194,7 +223,7 @@ const serviceModelSuite: Suite = ({ client }) => {
       expect(replies.every((r) => r.status === 200)).toBe(true);
       const stored = (await admin.ok('detailServicePolicy', { path: { id: pid } })).data;
       const matched = (await admin.ok('listServicePolicyIdentities', { path: { id: pid }, query: { limit: 500 } })).data.map((i) => i.id).sort();
-      const want = stored.identityRoles[0].startsWith('#') ? ids.filter((_, i) => i % 2 === 1) : [stored.identityRoles[0].slice(1)];
+      const want = stored.identityRoles![0].startsWith('#') ? ids.filter((_, i) => i % 2 === 1) : [stored.identityRoles![0].slice(1)];
       expect(matched).toEqual([...want].sort());
     });
 

@@ -1,4 +1,4 @@
-import { links } from '../../crud/render.js';
+import { links, stringSetOrNull } from '../../crud/render.js';
 import { iso } from '../../lib/time.js';
 import type { EdgeRouterPolicyDetail, NamedRoles, Semantic } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
@@ -16,9 +16,9 @@ export function renderEdgeRouterPolicy(p: EdgeRouterPolicyRow, d: { identityRole
     name: p.name,
     semantic: p.semantic as Semantic,
     isSystem: p.isSystem,
-    identityRoles: readJson<string[]>(p.identityRoles, []),
+    identityRoles: stringSetOrNull(p.identityRoles),
     identityRolesDisplay: readJson<NamedRoles>(d.identityRolesDisplay, []),
-    edgeRouterRoles: readJson<string[]>(p.edgeRouterRoles, []),
+    edgeRouterRoles: stringSetOrNull(p.edgeRouterRoles),
     edgeRouterRolesDisplay: readJson<NamedRoles>(d.edgeRouterRolesDisplay, []),
   };
 }

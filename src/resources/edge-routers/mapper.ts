@@ -1,4 +1,4 @@
-import { links } from '../../crud/render.js';
+import { links, stringSetOrNull } from '../../crud/render.js';
 import { iso } from '../../lib/time.js';
 import type { EdgeRouterDetail } from '../../generated/management-types.js';
 import type { RouterEnrollmentFields } from '../../enrollment/render.js';
@@ -22,7 +22,7 @@ export function renderEdgeRouter(r: EdgeRouterRow, enrollment: RouterEnrollmentF
     tags: readJson<Record<string, unknown>>(r.tags, {}),
     _links: links(`./edge-routers/${r.id}`, EDGE_ROUTER_LINKS),
     name: r.name,
-    roleAttributes: readJson<string[]>(r.roleAttributes, []),
+    roleAttributes: stringSetOrNull(r.roleAttributes),
     cost: r.cost,
     noTraversal: r.noTraversal,
     disabled: r.disabled,

@@ -1,4 +1,4 @@
-import { entityRef, type Links } from '../../crud/render.js';
+import { entityRef, stringSetOrNull, type Links } from '../../crud/render.js';
 import type { EnvInfo, IdentityAuthenticators, IdentityDetail, IdentityEnrollments, SdkInfo, TerminatorPrecedence } from '../../generated/management-types.js';
 import { isDisabled } from '../../auth/identity-state.js';
 import { readJson } from '../../lib/json.js';
@@ -83,7 +83,7 @@ export function renderIdentity(row: IdentityRow, extras: IdentityExtras, now: nu
     envInfo: clientInfo<EnvInfo>(row.envInfo),
     sdkInfo: clientInfo<SdkInfo>(row.sdkInfo),
     // The spec requires an array; the controller's `null` for an empty set is not spec-valid.
-    roleAttributes: readJson<string[]>(row.roleAttributes, []),
+    roleAttributes: stringSetOrNull(row.roleAttributes),
     hasEdgeRouterConnection: false,
     edgeRouterConnectionStatus: 'offline' as const,
     hasApiSession: extras.hasApiSession,

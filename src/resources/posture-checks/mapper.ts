@@ -1,4 +1,4 @@
-import { links } from '../../crud/render.js';
+import { links, stringSetOrNull } from '../../crud/render.js';
 import { extend } from '../../lib/objects.js';
 import { iso } from '../../lib/time.js';
 import type {
@@ -33,7 +33,7 @@ export function renderPostureCheck(row: PostureCheckRow): AnyPostureCheckDetail 
     name: row.name,
     typeId: s.typeId,
     version: 1,
-    roleAttributes: readJson<string[]>(row.roleAttributes, []),
+    roleAttributes: stringSetOrNull(row.roleAttributes),
   };
   switch (s.typeId) {
     case 'OS':

@@ -1,4 +1,4 @@
-import { links } from '../../crud/render.js';
+import { links, stringSetOrNull } from '../../crud/render.js';
 import { iso } from '../../lib/time.js';
 import type { NamedRoles, Semantic, ServiceEdgeRouterPolicyDetail } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
@@ -15,9 +15,9 @@ export function renderServiceEdgeRouterPolicy(p: ServiceEdgeRouterPolicyRow, d: 
     _links: links(`./service-edge-router-policies/${p.id}`, SERP_LINKS),
     name: p.name,
     semantic: p.semantic as Semantic,
-    serviceRoles: readJson<string[]>(p.serviceRoles, []),
+    serviceRoles: stringSetOrNull(p.serviceRoles),
     serviceRolesDisplay: readJson<NamedRoles>(d.serviceRolesDisplay, []),
-    edgeRouterRoles: readJson<string[]>(p.edgeRouterRoles, []),
+    edgeRouterRoles: stringSetOrNull(p.edgeRouterRoles),
     edgeRouterRolesDisplay: readJson<NamedRoles>(d.edgeRouterRolesDisplay, []),
   };
 }

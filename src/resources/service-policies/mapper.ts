@@ -1,4 +1,4 @@
-import { links } from '../../crud/render.js';
+import { links, stringSetOrNull } from '../../crud/render.js';
 import { iso } from '../../lib/time.js';
 import type { NamedRoles, Semantic, ServicePolicyDetail } from '../../generated/management-types.js';
 import { readJson } from '../../lib/json.js';
@@ -19,11 +19,11 @@ export function renderServicePolicy(p: ServicePolicyRow, d: Displays): ServicePo
     name: p.name,
     type: p.type,
     semantic: p.semantic as Semantic,
-    identityRoles: readJson<string[]>(p.identityRoles, []),
+    identityRoles: stringSetOrNull(p.identityRoles),
     identityRolesDisplay: display(d.identityRolesDisplay),
-    serviceRoles: readJson<string[]>(p.serviceRoles, []),
+    serviceRoles: stringSetOrNull(p.serviceRoles),
     serviceRolesDisplay: display(d.serviceRolesDisplay),
-    postureCheckRoles: readJson<string[]>(p.postureCheckRoles, []),
+    postureCheckRoles: stringSetOrNull(p.postureCheckRoles),
     postureCheckRolesDisplay: display(d.postureCheckRolesDisplay),
   };
 }

@@ -1,4 +1,4 @@
-import { links } from '../../crud/render.js';
+import { links, stringSetOrNull } from '../../crud/render.js';
 import { iso } from '../../lib/time.js';
 import type { DialBind, PostureQueries, ServiceDetail } from '../../generated/management-types.js';
 import type { PolicyPosture } from '../../posture/evaluate.js';
@@ -174,7 +174,7 @@ export function renderService(row: ServiceRow, extras: ServiceExtraValues, wante
     terminatorStrategy: row.terminatorStrategy,
     maxIdleTimeMillis: row.maxIdleTimeMillis,
     encryptionRequired: row.encryptionRequired,
-    roleAttributes: readJson<string[]>(row.roleAttributes, []),
+    roleAttributes: stringSetOrNull(row.roleAttributes),
     configs: attached.length === 0 ? [] : attached.map((c) => c.configId).sort(),
     config: configMap(attached, readJson<AttachedConfig[]>(extras.overrides, []), wanted),
     permissions: access.permissions,

@@ -79,6 +79,12 @@ export interface ClientCertificate {
 export interface Runtime {
   deps(env: unknown): Promise<Deps>;
   clientCertificate(request: Request, env: unknown): ClientCertificate | undefined;
+  /**
+   * The body a GET request carries, which a fetch `Request` cannot (`GET /current-identity/mfa/recovery-codes`
+   * takes its code from one): Node reads the raw request. Unset: the request's own body, which Workers hand
+   * over when the client sent one.
+   */
+  bodyOfGet?(request: Request, env: unknown): ReadableStream<Uint8Array> | null;
   /** Lets work finish after the response is sent (Workers' waitUntil); Node simply lets the promise run. */
   waitUntil(promise: Promise<unknown>, executionCtx: unknown): void;
   /**

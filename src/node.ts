@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TLSSocket } from 'node:tls';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
-import type { Duplex } from 'node:stream';
+import { Readable, type Duplex } from 'node:stream';
 import { getRequestListener, serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Client } from '@libsql/client';
@@ -139,6 +139,7 @@ export async function startController(env: Record<string, string | undefined>, o
   const runtime: Runtime = {
     deps: () => depsPromise,
     clientCertificate: (_req, bindings) => peerCertificate((bindings as { incoming?: IncomingMessage } | undefined)?.incoming),
+    bodyOfGet: (_req, bindings) => getBody((bindings as { incoming?: IncomingMessage } | undefined)?.incoming),
     waitUntil: (promise) => void promise,
     remakeForHeaders: true,
   };
@@ -347,6 +348,12 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   const body = JSON.stringify({ error: { code, message, requestId: shortId() }, meta: ERROR_META });
   const reason = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[status as 400 | 408 | 431] ?? 'Bad Request';
   socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+
+/** The body of a GET request, which the adapter leaves unread on the raw request: none unless one is declared. */
+function getBody(incoming: IncomingMessage | undefined): ReadableStream<Uint8Array> | null {
+  if (!incoming || (incoming.headers['content-length'] === undefined && incoming.headers['transfer-encoding'] === undefined)) return null;
+  return Readable.toWeb(incoming) as ReadableStream<Uint8Array>;
 }
 
 /** A request the Node adapter could not turn into a fetch Request, answered in the envelope. */

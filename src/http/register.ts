@@ -16,6 +16,7 @@ import { iso } from '../lib/time.js';
 import { extend } from '../lib/objects.js';
 import { ADMIN_CALLER, loadBearerSession, loadSession, readsAhead, type RequestSession, type SessionRider } from './session.js';
 import { MAX_BODY_BYTES, mediaType, parseJsonBody, readBodyCapped, validateParams, zodIssueToError } from './validate.js';
+import { readCapped } from '../lib/streams.js';
 
 export interface ApiDefinition {
   name: ApiName;
@@ -190,6 +191,7 @@ async function run(
   if (earlyError !== undefined) throw earlyError;
   if (early) ({ raw: rawBody, parsed: body } = early);
   else if (hasBody) ({ raw: rawBody, parsed: body } = await readBody(c, op, bodySpec));
+  else if (bodySpec && method === 'GET') ({ raw: rawBody, parsed: body } = await readBody(c, op, bodySpec, runtime.bodyOfGet?.(c.req.raw, c.env) ?? c.req.raw.body));
 
   // Input is validated even for operations not implemented yet, so bad input is always a 4xx.
   if (!handler) throw new ApiError('NOT_IMPLEMENTED', { code: 'NOT_IMPLEMENTED', message: `operation ${op.operationId} is not implemented` });
@@ -229,8 +231,8 @@ async function run(
 }
 
 /** The request's body, bounded, and its value parsed and validated against the operation's body schema. */
-async function readBody(c: Context, op: OperationSpec, bodySpec: BodySpec | undefined): Promise<{ raw: Uint8Array; parsed: unknown }> {
-  const raw = await readBodyCapped(c.req.raw);
+async function readBody(c: Context, op: OperationSpec, bodySpec: BodySpec | undefined, stream?: ReadableStream<Uint8Array> | null): Promise<{ raw: Uint8Array; parsed: unknown }> {
+  const raw = await (stream === undefined ? readBodyCapped(c.req.raw) : readCapped(stream, c.req.header('content-length') ?? null, MAX_BODY_BYTES, () => new ApiError('REQUEST_TOO_LARGE')));
   return { raw, parsed: bodySpec ? parseBody(op, bodySpec, raw, c.req.header('content-type')) : undefined };
 }
 

@@ -45,7 +45,8 @@ export const mfaHandlers = handlers<SharedOperations>()({
   verifyMfa: async ({ svc, caller, body, reply }) => (await verifyMfa(svc, caller, body.code), reply.empty()),
   deleteMfa: async ({ svc, caller, headers, rawBody, reply }) => (await deleteMfa(svc, caller, bodyCode(rawBody) ?? headers['mfa-validation-code']), reply.empty()),
   detailMfaRecoveryCodes: async ({ svc, caller, body, headers, reply }) =>
-    noStore(reply.ok(await detailRecoveryCodes(svc, caller, body?.code || headers['mfa-validation-code']))),
+    // A code in the body, even an empty one, wins over the header (the controller reads it that way).
+    noStore(reply.ok(await detailRecoveryCodes(svc, caller, body?.code ?? headers['mfa-validation-code']))),
   createMfaRecoveryCodes: async ({ svc, caller, body, reply }) => (await regenerateRecoveryCodes(svc, caller, body.code), reply.empty()),
 });
 

@@ -7,7 +7,7 @@
  * Pure code: no Node module, no global state outside the instances.
  */
 export interface Metrics {
-  /** One answered request; `operationId` is the spec's, or `health-checks`, `metrics`, `unmatched`. */
+  /** One answered request; `operationId` is the spec's, or `health-checks`, `metrics`, `swagger.json`, `unmatched`. */
   request(operationId: string, method: string, status: number, seconds: number): void;
   /** One login attempt: `method` is password, cert, ext-jwt or mfa; `outcome` success, failure, throttled or invalid. */
   login(method: string, outcome: string): void;

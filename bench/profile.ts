@@ -1,10 +1,13 @@
 /**
- * `--profile`: a CPU profile of the Node controller (it runs in the bench process) while one
- * scenario's load runs alone (no floor slices), written as a `.cpuprofile` (Chrome DevTools, VS Code,
- * speedscope) and summarised: the top functions by self time, and self time by package.
+ * `--profile`: a CPU profile of the controller while one scenario's load runs alone (no floor slices),
+ * written as a `.cpuprofile` (Chrome DevTools, VS Code, speedscope) and summarised: the top functions by
+ * self time, and self time by package. On Node the controller runs in the bench process and is profiled
+ * through `node:inspector`; on workerd each worker is profiled through its DevTools inspector (Miniflare's
+ * inspector proxy), which covers the worker's own JavaScript, not the local D1 behind its binding.
  */
 import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
+import WebSocket from 'ws';
 
 interface ProfileNode {
   id: number;
@@ -12,7 +15,7 @@ interface ProfileNode {
   hitCount?: number;
   children?: number[];
 }
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   startTime: number;
   endTime: number;
@@ -46,20 +49,80 @@ function locate(url: string, name: string): string {
   return url.replace(/^file:\/\//, '');
 }
 
-export async function profiled<T>(file: string, work: () => Promise<T>): Promise<{ result: T; summary: ProfileSummary }> {
+/** Starts and stops V8's sampling profiler somewhere: this process, or a worker behind an inspector. */
+export interface CpuProfiler {
+  start(): Promise<void>;
+  stop(): Promise<CpuProfile>;
+}
+
+/** 250 µs: enough samples in a few seconds to rank functions of a ~100 µs request. */
+const SAMPLING_INTERVAL_US = 250;
+
+/** This process (the Node controller and its floor run in the bench process). */
+export function processProfiler(): CpuProfiler {
   const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  // 250 µs: enough samples in a few seconds to rank functions of a ~100 µs request.
-  await session.post('Profiler.setSamplingInterval', { interval: 250 });
-  await session.post('Profiler.start');
+  return {
+    async start() {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
+      await session.post('Profiler.start');
+    },
+    async stop() {
+      try {
+        return ((await session.post('Profiler.stop')) as unknown as { profile: CpuProfile }).profile;
+      } finally {
+        session.disconnect();
+      }
+    },
+  };
+}
+
+/** A V8 isolate behind a DevTools websocket (a workerd worker): the same three Profiler calls over CDP. */
+export function inspectorProfiler(url: string): CpuProfiler {
+  let socket: WebSocket | undefined;
+  let next = 1;
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  const call = (method: string, params: Record<string, unknown> = {}): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      pending.set(id, { resolve, reject });
+      socket!.send(JSON.stringify({ id, method, params }));
+    });
+  return {
+    async start() {
+      socket = new WebSocket(url);
+      socket.on('message', (data: WebSocket.RawData) => {
+        const message = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
+        const waiter = message.id === undefined ? undefined : pending.get(message.id);
+        if (!waiter) return;
+        pending.delete(message.id!);
+        if (message.error) waiter.reject(new Error(`${url}: ${message.error.message}`));
+        else waiter.resolve(message.result);
+      });
+      await new Promise<void>((resolve, reject) => socket!.once('open', () => resolve()).once('error', reject));
+      await call('Profiler.enable');
+      await call('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
+      await call('Profiler.start');
+    },
+    async stop() {
+      try {
+        return ((await call('Profiler.stop')) as { profile: CpuProfile }).profile;
+      } finally {
+        socket?.close();
+      }
+    },
+  };
+}
+
+export async function profiled<T>(file: string, work: () => Promise<T>, profiler: CpuProfiler = processProfiler()): Promise<{ result: T; summary: ProfileSummary }> {
+  await profiler.start();
   let result: T;
   let profile: CpuProfile;
   try {
     result = await work();
   } finally {
-    profile = ((await session.post('Profiler.stop')) as unknown as { profile: CpuProfile }).profile;
-    session.disconnect();
+    profile = await profiler.stop();
   }
   writeFileSync(file, JSON.stringify(profile));
   return { result, summary: summarise(file, profile) };

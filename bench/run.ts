@@ -42,7 +42,7 @@ interface Options {
   rounds: number;
   concurrency: number;
   only?: string;
-  /** Write a CPU profile of the Node controller for each scenario run (use with --only). */
+  /** Write a CPU profile of the controller for each scenario run (use with --only). */
   profile: boolean;
 }
 
@@ -55,8 +55,9 @@ const USAGE = `usage: npm run bench -- [--size small|medium|many-services] [--ru
   --rounds       slices the scenario and its floor alternate in (default 2)
   --concurrency  concurrent keep-alive connections (default 16)
   --only         run only the scenarios whose name contains this text
-  --profile      Node: after each scenario, run its load alone under the CPU profiler and write
-                 bench/results/<scenario>.cpuprofile with a summary (combine with --only)`;
+  --profile      after each scenario, run its load alone under the CPU profiler (Node: the bench
+                 process; workerd: the worker, through its inspector) and write
+                 bench/results/<runtime>-<scenario>.cpuprofile with a summary (combine with --only)`;
 
 function options(argv: string[]): Options {
   const { values } = parseArgs({
@@ -160,7 +161,7 @@ class Bench {
       log(`— ${name} —`);
       try {
         if (name === 'workerd' && !built) throw new Error('no worker bundle (the build failed)');
-        const rt = name === 'node' ? await startNodeRuntime(this.runDir) : await startWorkerdRuntime(ROOT, this.runDir, { controller: built![0], floor: built![2]! });
+        const rt = name === 'node' ? await startNodeRuntime(this.runDir) : await startWorkerdRuntime(ROOT, this.runDir, { controller: built![0], floor: built![2]! }, { profile: this.opts.profile });
         this.cleanups.push(() => rt.close());
         try {
           runtimes.push(await this.runRuntime(rt, passwordHash));
@@ -287,27 +288,29 @@ class Bench {
       session: scenario.floor === 'hash' || scenario.floor === 'cert' ? undefined : env.sessions.via,
       response,
     };
-    if (this.opts.profile && rt.name === 'node') {
-      const file = join(ROOT, 'bench/results', `${scenario.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.cpuprofile`);
-      // CPU time of this process (the controller and its floor run here; the load generator does not)
-      // per request: steadier than latency on a shared machine, since waiting for a core is not counted.
+    if (this.opts.profile && (rt.name === 'node' || rt.profilers)) {
+      const file = join(ROOT, 'bench/results', `${rt.name}-${scenario.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.cpuprofile`);
+      // Node: CPU time of this process (the controller and its floor run here; the load generator does
+      // not) per request, steadier than latency on a shared machine. workerd runs in its own process.
       const cpuPerRequest = async (run: () => Promise<Measurement[]>) => {
         const before = process.cpuUsage();
         const [measured] = await run();
         const used = process.cpuUsage(before);
-        return (used.user + used.system) / Math.max(1, measured.requests);
+        return rt.name === 'node' ? (used.user + used.system) / Math.max(1, measured.requests) : undefined;
       };
-      let scenarioCpu = 0;
-      const { summary } = await profiled(file, async () => void (scenarioCpu = await cpuPerRequest(() => this.measure([{ target: rt.target, requests: built }]))));
+      let scenarioCpu: number | undefined;
+      const { summary } = await profiled(file, async () => void (scenarioCpu = await cpuPerRequest(() => this.measure([{ target: rt.target, requests: built }]))), rt.profilers?.controller());
       result.profile = { ...summary, cpuMicrosPerRequest: scenarioCpu };
       console.log(formatSummary(summary));
       // The floor alone under the same profiler: what any request costs here (TLS, HTTP, one read).
       const floorFile = file.replace(/\.cpuprofile$/, '.floor.cpuprofile');
-      let floorCpu = 0;
-      const floorRun = await profiled(floorFile, async () => void (floorCpu = await cpuPerRequest(() => this.measure([floors[scenario.floor]]))));
+      let floorCpu: number | undefined;
+      const floorRun = await profiled(floorFile, async () => void (floorCpu = await cpuPerRequest(() => this.measure([floors[scenario.floor]]))), rt.profilers?.floor());
       result.floorProfile = { ...floorRun.summary, cpuMicrosPerRequest: floorCpu };
       console.log(formatSummary(floorRun.summary));
-      log(`  ${scenario.name}: server CPU ${scenarioCpu.toFixed(0)} µs/request, its floor ${floorCpu.toFixed(0)} µs/request (${(scenarioCpu / floorCpu).toFixed(2)}x), under the profiler`);
+      if (scenarioCpu !== undefined && floorCpu !== undefined) {
+        log(`  ${scenario.name}: server CPU ${scenarioCpu.toFixed(0)} µs/request, its floor ${floorCpu.toFixed(0)} µs/request (${(scenarioCpu / floorCpu).toFixed(2)}x), under the profiler`);
+      }
     }
     const st = result.statementsPerRequest;
     log(

@@ -1,6 +1,7 @@
 /** What the orchestrator needs from a runtime under test. */
 import type { Target } from '../http.js';
 import type { SqlStore } from '../seed.js';
+import type { CpuProfiler } from '../profile.js';
 
 export type RuntimeName = 'node' | 'workerd';
 
@@ -27,6 +28,11 @@ export interface RuntimeUnderTest {
   store: SqlStore;
   startup: StartupFigures;
   statements?: StatementCounter;
+  /**
+   * `--profile` on a runtime that does not run in the bench process: a profiler of the controller's worker
+   * and one of the floor's (Node's are this process's own).
+   */
+  profilers?: { controller(): CpuProfiler; floor(): CpuProfiler };
   /** Describes transport and store, for the report. */
   description: string;
   close(): Promise<void>;

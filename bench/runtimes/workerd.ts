@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { Miniflare, Log, LogLevel, type MiniflareOptions, type WorkerOptions } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import type { BuiltWorker } from '../bundle.js';
@@ -17,6 +18,7 @@ import { Client, waitForOk, type Target } from '../http.js';
 import { recordWorkerdChildren } from '../leftovers.js';
 import { log } from '../log.js';
 import type { SqlStore } from '../seed.js';
+import { inspectorProfiler } from '../profile.js';
 import { keptPagesSetting, type RuntimeUnderTest, type StartupFigures } from './types.js';
 
 function d1Store(current: () => D1Database): SqlStore {
@@ -50,7 +52,17 @@ export interface WorkerdBuilds {
 const VERSION_PATH = '/edge/client/v1/version';
 
 /** Starts workerd with the built workers; the local D1 database is persisted in `runDir`/d1. */
-export async function startWorkerdRuntime(projectRoot: string, runDir: string, builds: WorkerdBuilds): Promise<RuntimeUnderTest> {
+/** A port free on loopback now, for the inspector (Miniflare takes a number, not 0). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** `profile`: both workers expose a DevTools inspector (through Miniflare's proxy) for `--profile`. */
+export async function startWorkerdRuntime(projectRoot: string, runDir: string, builds: WorkerdBuilds, opts: { profile?: boolean } = {}): Promise<RuntimeUnderTest> {
   const persist = join(runDir, 'd1');
   mkdirSync(persist);
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(projectRoot, 'wrangler.toml'));
@@ -59,6 +71,7 @@ export async function startWorkerdRuntime(projectRoot: string, runDir: string, b
   const options: MiniflareOptions = {
     host: '127.0.0.1',
     port: 0,
+    ...(opts.profile ? { inspectorPort: await freePort() } : {}),
     d1Persist: persist,
     // The placeholder request.cf: never fetch the real one from the network.
     cf: false,
@@ -70,6 +83,7 @@ export async function startWorkerdRuntime(projectRoot: string, runDir: string, b
       {
         ...(workerOptions as WorkerOptions),
         name: 'controller',
+        unsafeInspectorProxy: opts.profile,
         modules: true,
         scriptPath: builds.controller.main,
         modulesRoot: builds.controller.dir,
@@ -86,6 +100,7 @@ export async function startWorkerdRuntime(projectRoot: string, runDir: string, b
       {
         ...(floorConfig as WorkerOptions),
         name: 'floor',
+        unsafeInspectorProxy: opts.profile,
         modules: true,
         scriptPath: builds.floor.main,
         modulesRoot: builds.floor.dir,
@@ -119,6 +134,7 @@ export async function startWorkerdRuntime(projectRoot: string, runDir: string, b
   client.close();
   const startup: StartupFigures = { listenMs, firstResponseMs, totalMs: listenMs + firstResponseMs };
   db = await mf.getD1Database('DB', 'controller');
+  const inspector = opts.profile ? await mf.getInspectorURL() : undefined;
 
   return {
     name: 'workerd',
@@ -126,6 +142,10 @@ export async function startWorkerdRuntime(projectRoot: string, runDir: string, b
     floorTarget: target(url),
     store,
     startup,
+    profilers: inspector && {
+      controller: () => inspectorProfiler(new URL('/controller', inspector).href),
+      floor: () => inspectorProfiler(new URL('/floor', inspector).href),
+    },
     description: 'workerd (Miniflare), HTTP on loopback, local D1',
     async close() {
       await mf.dispose();

@@ -137,7 +137,9 @@ for (const f of modules.keys()) if (!reached.has(f) && !GENERATED.test(rel(f))) 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
 const importedPackages = new Set([...modules.values()].flatMap((m) => [...m.packages]));
 for (const dep of [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})]) {
-  if (!importedPackages.has(dep) && !USED_ELSEWHERE.has(dep)) findings.push(`unused dependency: ${dep}`);
+  // `@types/x` is used where `x` is imported (`@types/scope__name` for `@scope/name`).
+  const typed = dep.startsWith('@types/') ? dep.slice('@types/'.length).replace(/^(.+)__(.+)$/, '@$1/$2') : undefined;
+  if (!importedPackages.has(dep) && !(typed && importedPackages.has(typed)) && !USED_ELSEWHERE.has(dep)) findings.push(`unused dependency: ${dep}`);
 }
 // Packages imported but not declared.
 for (const p of importedPackages) {

@@ -257,7 +257,10 @@ interface ParamOut {
  * does not declare fails the generation.
  */
 const CONTROLLER_NULLS: Record<'client' | 'management', Record<string, string[]>> = {
-  client: {},
+  client: {
+    // A signer without a browser login URL (external_jwt_signer_test.go).
+    clientExternalJwtSignerDetail: ['externalAuthUrl'],
+  },
   management: {
     // A config type created without a schema (config_type_test.go).
     configTypeDetail: ['schema'],
@@ -267,6 +270,8 @@ const CONTROLLER_NULLS: Record<'client' | 'management', Record<string, string[]>
     servicePolicyDetail: ['identityRoles', 'serviceRoles', 'postureCheckRoles'],
     edgeRouterPolicyDetail: ['identityRoles', 'edgeRouterRoles'],
     serviceEdgeRouterPolicyDetail: ['serviceRoles', 'edgeRouterRoles'],
+    // A signer's optional fields when unset; the fingerprint of a JWKS signer (external_jwt_signer_test.go).
+    externalJwtSignerDetail: ['externalAuthUrl', 'kid', 'clientId', 'fingerprint', 'scopes'],
   },
 };
 

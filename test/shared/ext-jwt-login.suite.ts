@@ -120,7 +120,7 @@ const extJwtSuite: Suite = ({ client, jwks }) => {
       const key = await providerKey('RS256');
       const certIssuer = uniqueName('https://cert-idp');
       const id = await createSigner({ issuer: certIssuer, certPem: key.certPem });
-      const fingerprint = (await admin.ok('detailExternalJwtSigner', { path: { id } })).data.fingerprint;
+      const fingerprint = (await admin.ok('detailExternalJwtSigner', { path: { id } })).data.fingerprint!;
       const person = await createIdentity();
       await expectRefused(await signToken(key, { iss: certIssuer, aud: AUDIENCE, sub: person }));
       expect((await login(await signToken({ ...key, kid: fingerprint }, { iss: certIssuer, aud: AUDIENCE, sub: person }))).status).toBe(200);

@@ -31,7 +31,7 @@ const signersSuite: Suite = ({ client, db }) => {
       expect(Date.parse(detail.notAfter)).toBeGreaterThan(Date.now());
 
       const other = expectConforms(await admin.call('detailExternalJwtSigner', { path: { id: await create(jwks({ targetToken: 'ID' })) } }), 'detailExternalJwtSigner').body.data;
-      expect(other).toMatchObject({ certPem: null, jwksEndpoint: 'https://idp.example.com/jwks', fingerprint: '', targetToken: 'ID', scopes: [], kid: '' });
+      expect(other).toMatchObject({ certPem: null, jwksEndpoint: 'https://idp.example.com/jwks', fingerprint: null, targetToken: 'ID', scopes: null, kid: null, externalAuthUrl: null, clientId: null });
       const list = expectConforms(await admin.call('listExternalJwtSigners', { query: { filter: `name = "${body.name}"` } }), 'listExternalJwtSigners');
       expect(list.body.data.map((s) => s.id)).toEqual([id]);
     });
@@ -85,7 +85,7 @@ const signersSuite: Suite = ({ client, db }) => {
       const put = jwks({ enabled: false, claimsProperty: 'email', useExternalId: true });
       expect((await admin.call('updateExternalJwtSigner', { path: { id }, body: put })).status).toBe(200);
       const updated = (await admin.ok('detailExternalJwtSigner', { path: { id } })).data;
-      expect(updated).toMatchObject({ name: put.name, enabled: false, certPem: null, fingerprint: '', claimsProperty: 'email', useExternalId: true, jwksEndpoint: put.jwksEndpoint });
+      expect(updated).toMatchObject({ name: put.name, enabled: false, certPem: null, fingerprint: null, claimsProperty: 'email', useExternalId: true, jwksEndpoint: put.jwksEndpoint });
     });
 
     it('is referenced by auth policies: unknown ids are 404, a referenced signer cannot be deleted', async () => {

@@ -51,7 +51,6 @@ export interface WorkerdBuilds {
 
 const VERSION_PATH = '/edge/client/v1/version';
 
-/** Starts workerd with the built workers; the local D1 database is persisted in `runDir`/d1. */
 /** A port free on loopback now, for the inspector (Miniflare takes a number, not 0). */
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -61,7 +60,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `profile`: both workers expose a DevTools inspector (through Miniflare's proxy) for `--profile`. */
+/**
+ * Starts workerd with the built workers; the local D1 database is persisted in `runDir`/d1. With
+ * `profile`, both workers expose a DevTools inspector (through Miniflare's proxy) for `--profile`.
+ */
 export async function startWorkerdRuntime(projectRoot: string, runDir: string, builds: WorkerdBuilds, opts: { profile?: boolean } = {}): Promise<RuntimeUnderTest> {
   const persist = join(runDir, 'd1');
   mkdirSync(persist);

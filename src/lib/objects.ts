@@ -10,3 +10,16 @@ export function extend<A extends object, B extends object>(base: A, extra: B): A
   for (const key in extra) out[key] = extra[key];
   return out as A & B;
 }
+
+/**
+ * The object's non-empty string properties, in its order: SDK and environment info as the controller
+ * renders it (its model omits empty fields).
+ */
+export function nonEmptyStrings(fields: Readonly<Record<string, unknown>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key in fields) {
+    const value = fields[key];
+    if (typeof value === 'string' && value !== '') out[key] = value;
+  }
+  return out;
+}

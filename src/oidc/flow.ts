@@ -15,6 +15,7 @@ import type { AuthQueryDetail } from '../generated/management-types.js';
 import { sha1Hex, sha256Hex, toBase64 } from '../lib/encoding.js';
 import { uuid } from '../lib/ids.js';
 import { readJson, toSet } from '../lib/json.js';
+import { nonEmptyStrings } from '../lib/objects.js';
 import { clientInfoUpdate } from '../resources/authenticate/service.js';
 import { effectiveOidcSettings } from '../resources/controller-settings/service.js';
 import { passSecondFactor } from '../resources/mfa/service.js';
@@ -326,12 +327,13 @@ function withAmr(stored: string, method: string): string {
   return JSON.stringify(amr.includes(method) ? amr : [...amr, method]);
 }
 
+/** The SDK info as a claim: its known fields that are not empty, as the controller's model omits empty ones. */
 function sdkClaim(info: NonNullable<AuthenticateBody['sdkInfo']>): SdkInfoClaim {
-  return { appId: info.appId ?? '', appVersion: info.appVersion ?? '', branch: info.branch ?? '', revision: info.revision ?? '', type: info.type ?? '', version: info.version ?? '' };
+  return nonEmptyStrings({ appId: info.appId, appVersion: info.appVersion, branch: info.branch, revision: info.revision, type: info.type, version: info.version });
 }
 
 function envClaim(info: NonNullable<AuthenticateBody['envInfo']>): EnvInfoClaim {
-  return { arch: info.arch ?? '', domain: info.domain ?? '', hostname: info.hostname ?? '', os: info.os ?? '', osRelease: info.osRelease ?? '', osVersion: info.osVersion ?? '' };
+  return nonEmptyStrings({ arch: info.arch, domain: info.domain, hostname: info.hostname, os: info.os, osRelease: info.osRelease, osVersion: info.osVersion });
 }
 
 /**

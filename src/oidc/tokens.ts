@@ -15,21 +15,22 @@ export const ACCESS_TOKEN_TYPE = 'a';
 export const REFRESH_TOKEN_TYPE = 'r';
 export const SERVICE_TOKEN_TYPE = 's';
 
+/** Only the fields the client sent, non-empty (reference oidc.md §6.1: the controller's `rest_model.SdkInfo`). */
 export interface SdkInfoClaim {
-  appId: string;
-  appVersion: string;
-  branch: string;
-  revision: string;
-  type: string;
-  version: string;
+  appId?: string;
+  appVersion?: string;
+  branch?: string;
+  revision?: string;
+  type?: string;
+  version?: string;
 }
 export interface EnvInfoClaim {
-  arch: string;
-  domain: string;
-  hostname: string;
-  os: string;
-  osRelease: string;
-  osVersion: string;
+  arch?: string;
+  domain?: string;
+  hostname?: string;
+  os?: string;
+  osRelease?: string;
+  osVersion?: string;
 }
 
 /** The custom claims an access and a refresh token share (§6.1), carried unchanged across refreshes. */

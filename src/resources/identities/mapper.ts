@@ -2,6 +2,7 @@ import { entityRef, stringSetOrNull, type Links } from '../../crud/render.js';
 import type { EnvInfo, IdentityAuthenticators, IdentityDetail, IdentityEnrollments, SdkInfo, TerminatorPrecedence } from '../../generated/management-types.js';
 import { isDisabled } from '../../auth/identity-state.js';
 import { readJson } from '../../lib/json.js';
+import { nonEmptyStrings } from '../../lib/objects.js';
 import { iso } from '../../lib/time.js';
 import type { IdentityRow } from './entity.js';
 import type { IdentityExtraValues } from './repo.js';
@@ -23,15 +24,6 @@ export function clientInfo<T extends EnvInfo | SdkInfo>(stored: string | null): 
   return nonEmptyStrings(readJson<Record<string, unknown>>(stored, {})) as T;
 }
 
-/** The object's non-empty string properties, in its order. */
-export function nonEmptyStrings(fields: Readonly<Record<string, unknown>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const key in fields) {
-    const value = fields[key];
-    if (typeof value === 'string' && value !== '') out[key] = value;
-  }
-  return out;
-}
 
 /** The identity's `_links` (what `links(self, {...})` builds), written out: one literal, no loop. */
 function identityLinks(self: string, authPolicyId: string): Links {

@@ -5,7 +5,7 @@ import { iso } from '../../lib/time.js';
 import { MFA_PROMPT_GRACE_MS, ZERO_TIME } from '../../posture/checks.js';
 import { snapshotOf } from '../../posture/evaluate.js';
 import { failedRequestsOf, identityResponseRows, identitySessionRows } from '../../posture/repo.js';
-import { nonEmptyStrings } from '../identities/mapper.js';
+import { nonEmptyStrings } from '../../lib/objects.js';
 
 /** The posture-data view lists at most this many of the identity's live API sessions, most recently active first. */
 const MAX_SESSIONS = 100;

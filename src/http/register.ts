@@ -15,7 +15,7 @@ import type { OperationSpec } from './operation.js';
 import { iso } from '../lib/time.js';
 import { extend } from '../lib/objects.js';
 import { ADMIN_CALLER, loadBearerSession, loadSession, readsAhead, type RequestSession, type SessionRider } from './session.js';
-import { MAX_BODY_BYTES, mediaType, parseJsonBody, readBodyCapped, validateParams, zodIssueToError } from './validate.js';
+import { MAX_BODY_BYTES, mediaType, parseJsonBody, validateParams, zodIssueToError } from './validate.js';
 import { readCapped } from '../lib/streams.js';
 
 export interface ApiDefinition {
@@ -231,8 +231,8 @@ async function run(
 }
 
 /** The request's body, bounded, and its value parsed and validated against the operation's body schema. */
-async function readBody(c: Context, op: OperationSpec, bodySpec: BodySpec | undefined, stream?: ReadableStream<Uint8Array> | null): Promise<{ raw: Uint8Array; parsed: unknown }> {
-  const raw = await (stream === undefined ? readBodyCapped(c.req.raw) : readCapped(stream, c.req.header('content-length') ?? null, MAX_BODY_BYTES, () => new ApiError('REQUEST_TOO_LARGE')));
+async function readBody(c: Context, op: OperationSpec, bodySpec: BodySpec | undefined, stream = c.req.raw.body): Promise<{ raw: Uint8Array; parsed: unknown }> {
+  const raw = await readCapped(stream, c.req.header('content-length') ?? null, MAX_BODY_BYTES, () => new ApiError('REQUEST_TOO_LARGE'));
   return { raw, parsed: bodySpec ? parseBody(op, bodySpec, raw, c.req.header('content-type')) : undefined };
 }
 

@@ -1,0 +1,151 @@
+/**
+ * Runs OpenZiti's own C SDK against this controller, as a tunneler would use it: enroll a one-time
+ * token, log in with the enrolled certificate, list services, create a Dial session. Once with OIDC
+ * login (the default, what SDKs pick when `/version` announces `OIDC_AUTH`) and once with the legacy
+ * `POST /authenticate?method=cert` (`ZITI_OIDC=false`).
+ *
+ * The SDK is not an npm package: build it (github.com/openziti/ziti-sdk-c, its `BUILD.md`, with the
+ * sample programs) and give its build folder:
+ *
+ *   npx tsx scripts/interop-c-sdk.ts --sdk <ziti-sdk-c build folder> [--keep]
+ *
+ * The controller runs as `npm start` runs it, on a loopback port with a temporary data folder. Each
+ * check reads the SDK's own debug log (what it requested and concluded) and the controller's state
+ * afterwards. No edge router is online (this controller serves no router control channel), so the dial
+ * itself waits for one; the session it was given is what is checked. `--keep` leaves the folder with
+ * the SDK's logs and identity files. Exits 1 when a check fails.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { call, closeAgent, freePort, login, startControllerProcess, stopControllerProcess, waitUntilServing } from './lib/controller-process.js';
+
+const MGMT = '/edge/management/v1';
+const SERVICE = 'demo-weather';
+
+function option(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** Runs a program for at most `timeoutMs` (then SIGTERM: the dial sample waits for a router forever). */
+function run(program: string, args: string[], timeoutMs: number): Promise<Run> {
+  return new Promise((done) => {
+    const child = spawn(program, args, { env: { ...process.env, ZITI_LOG: '4' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      done({ code, output });
+    });
+  });
+}
+
+async function ok(port: number, method: string, path: string, token: string, body?: unknown): Promise<any> {
+  const reply = await call(port, method, MGMT + path, { token, body });
+  if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
+  return reply.body;
+}
+
+/** An identity with a one-time token, a service with an intercept config, and the three policies granting it over one router. */
+async function seed(port: number, token: string): Promise<{ identityId: string; serviceId: string; jwt: string }> {
+  const identityId = (await ok(port, 'POST', '/identities', token, { name: 'sdk-client', type: 'User', isAdmin: false, roleAttributes: ['clients'], enrollment: { ott: true } })).data.id;
+  const intercept = (await ok(port, 'GET', `/config-types?filter=${encodeURIComponent('name="intercept.v1"')}`, token)).data[0].id;
+  const configId = (await ok(port, 'POST', '/configs', token, { name: 'weather-intercept', configTypeId: intercept, data: { protocols: ['tcp'], addresses: ['wttr.ziti'], portRanges: [{ low: 80, high: 80 }] } })).data.id;
+  const serviceId = (await ok(port, 'POST', '/services', token, { name: SERVICE, roleAttributes: ['weather'], configs: [configId], encryptionRequired: true })).data.id;
+  await ok(port, 'POST', '/service-policies', token, { name: 'dial-weather', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#weather'] });
+  await ok(port, 'POST', '/edge-routers', token, { name: 'er1', roleAttributes: ['public'] });
+  await ok(port, 'POST', '/edge-router-policies', token, { name: 'all-routers', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#all'] });
+  await ok(port, 'POST', '/service-edge-router-policies', token, { name: 'all-services', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
+  const jwt = (await ok(port, 'GET', `/identities/${identityId}`, token)).data.enrollment.ott.jwt as string;
+  return { identityId, serviceId, jwt };
+}
+
+interface Check {
+  mode: string;
+  what: string;
+  passed: boolean;
+  detail: string;
+}
+
+async function runMode(sdk: string, dir: string, mode: 'oidc' | 'legacy', checks: Check[]): Promise<void> {
+  const check = (what: string, passed: boolean, detail = '') => checks.push({ mode, what, passed, detail });
+  const port = await freePort();
+  const dataDir = join(dir, `${mode}-data`);
+  const controller = startControllerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PASSWORD: 'interop-admin-password', ...(mode === 'legacy' ? { ZITI_OIDC: 'false' } : {}) });
+  try {
+    await waitUntilServing(controller);
+    const admin = await login(port, 'admin', 'interop-admin-password');
+    const { identityId, serviceId, jwt } = await seed(port, admin);
+
+    // The classic one-time-token path of the sample takes a file whose name does not end in .jwt.
+    const tokenFile = join(dir, `${mode}.token`);
+    const identityFile = join(dir, `${mode}-identity.json`);
+    writeFileSync(tokenFile, jwt);
+    const enroll = await run(join(sdk, 'programs/sample_enroll/sample_enroll'), [tokenFile, identityFile], 30_000);
+    writeFileSync(join(dir, `${mode}-enroll.log`), enroll.output);
+    check('enrolls the one-time token (JWT checked against the server certificate, CSR signed)', enroll.code === 0 && existsSync(identityFile), `exit ${enroll.code}`);
+    if (!existsSync(identityFile)) return;
+
+    const dial = await run(join(sdk, 'programs/zitilib-samples/ziti-http-get'), [identityFile, 'http://wttr.ziti/'], 8_000);
+    const log = dial.output;
+    writeFileSync(join(dir, `${mode}-dial.log`), log);
+    const method = mode === 'oidc' ? 'using OIDC authentication method' : 'using Legacy authentication method';
+    check(`logs in with its certificate (${mode === 'oidc' ? 'OIDC authorization code flow' : 'POST /authenticate?method=cert'})`, log.includes(method) && /setting auth_state\[\d\] to 3/.test(log));
+    check('reads its identity and API session', /completed GET\[\/current-identity\]/.test(log) && /completed GET\[\/current-api-session\]/.test(log));
+    check('polls service updates', /completed GET\[\/current-api-session\/service-updates\]/.test(log));
+    check(`lists its services and finds ${SERVICE}`, log.includes('received 1/1 for paging request GET[/services') && log.includes(`got service[${SERVICE}] id[${serviceId}]`));
+    const session = /got session\[([^\]]+)\] for service\[demo-weather\]/.exec(log);
+    check('creates a Dial session', session !== null, session ? `session ${session[1]}` : '');
+
+    const sessions = (await ok(port, 'GET', `/sessions?filter=${encodeURIComponent(`serviceId="${serviceId}"`)}`, admin)).data as { type: string }[];
+    // A bearer caller's session is a service-access token, minted and not stored (as v1.6.2 does).
+    if (mode === 'oidc') check('the session is a service-access token, not a stored session', sessions.length === 0, `${sessions.length} stored`);
+    else check('the controller keeps that session', sessions.length > 0 && sessions.every((s) => s.type === 'Dial'), `${sessions.length} stored`);
+    const identity = (await ok(port, 'GET', `/identities/${identityId}`, admin)).data;
+    check('the controller recorded the SDK it logged in with', identity.sdkInfo?.type === 'ziti-sdk-c', JSON.stringify(identity.sdkInfo ?? null));
+  } finally {
+    await stopControllerProcess(controller);
+    writeFileSync(join(dir, `${mode}-controller.log`), controller.output());
+  }
+}
+
+async function main(): Promise<void> {
+  const sdkOption = option('sdk');
+  if (!sdkOption) {
+    console.error('usage: npx tsx scripts/interop-c-sdk.ts --sdk <ziti-sdk-c build folder> [--keep]');
+    process.exit(2);
+  }
+  const sdk = resolve(sdkOption);
+  for (const program of ['programs/sample_enroll/sample_enroll', 'programs/zitilib-samples/ziti-http-get']) {
+    if (!existsSync(join(sdk, program))) {
+      console.error(`not built: ${join(sdk, program)} (build the SDK with its sample programs)`);
+      process.exit(2);
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'ziti-interop-'));
+  const checks: Check[] = [];
+  try {
+    for (const mode of ['oidc', 'legacy'] as const) await runMode(sdk, dir, mode, checks);
+  } finally {
+    closeAgent();
+  }
+  const version = /Ziti C SDK version (\S+)/.exec(readFileSync(join(dir, 'oidc-enroll.log'), 'utf8'))?.[1] ?? 'unknown';
+  console.log(`OpenZiti C SDK ${version} against this controller\n`);
+  console.log('| login | check | result |\n| --- | --- | --- |');
+  for (const c of checks) console.log(`| ${c.mode} | ${c.what} | ${c.passed ? 'pass' : 'FAIL'}${c.detail ? ` (${c.detail})` : ''} |`);
+  const failed = checks.filter((c) => !c.passed).length;
+  if (process.argv.includes('--keep') || failed > 0) console.log(`\nlogs and identity files: ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+  process.exit(failed > 0 ? 1 : 0);
+}
+
+await main();

@@ -1,6 +1,6 @@
 /**
  * Runs OpenZiti's own C SDK against this controller, as a tunneler would use it: enroll a one-time
- * token, log in with the enrolled certificate, list services, create a Dial session. Once with OIDC
+ * token, log in with the enrolled certificate, list services, create a Dial and a Bind session. Once with OIDC
  * login (the default, what SDKs pick when `/version` announces `OIDC_AUTH`) and once with the legacy
  * `POST /authenticate?method=cert` (`ZITI_OIDC=false`).
  *
@@ -62,6 +62,7 @@ async function seed(port: number, token: string): Promise<{ identityId: string; 
   const configId = (await ok(port, 'POST', '/configs', token, { name: 'weather-intercept', configTypeId: intercept, data: { protocols: ['tcp'], addresses: ['wttr.ziti'], portRanges: [{ low: 80, high: 80 }] } })).data.id;
   const serviceId = (await ok(port, 'POST', '/services', token, { name: SERVICE, roleAttributes: ['weather'], configs: [configId], encryptionRequired: true })).data.id;
   await ok(port, 'POST', '/service-policies', token, { name: 'dial-weather', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#weather'] });
+  await ok(port, 'POST', '/service-policies', token, { name: 'bind-weather', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#clients'], serviceRoles: ['#weather'] });
   await ok(port, 'POST', '/edge-routers', token, { name: 'er1', roleAttributes: ['public'] });
   await ok(port, 'POST', '/edge-router-policies', token, { name: 'all-routers', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#all'] });
   await ok(port, 'POST', '/service-edge-router-policies', token, { name: 'all-services', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
@@ -110,6 +111,12 @@ async function runMode(sdk: string, dir: string, mode: 'oidc' | 'legacy', checks
     // A bearer caller's session is a service-access token, minted and not stored (as v1.6.2 does).
     if (mode === 'oidc') check('the session is a service-access token, not a stored session', sessions.length === 0, `${sessions.length} stored`);
     else check('the controller keeps that session', sessions.length > 0 && sessions.every((s) => s.type === 'Dial'), `${sessions.length} stored`);
+    // Hosting: the sample binds the service (a Bind session), then waits for a router to host on.
+    if (mode === 'legacy') {
+      await run(join(sdk, 'programs/sample-host/sample-host'), ['server', identityFile, SERVICE], 6_000);
+      const bind = (await ok(port, 'GET', `/sessions?filter=${encodeURIComponent(`serviceId="${serviceId}" and type="Bind"`)}`, admin)).data as unknown[];
+      check('binds the service (a Bind session, stored)', bind.length > 0, `${bind.length} stored`);
+    }
     const identity = (await ok(port, 'GET', `/identities/${identityId}`, admin)).data;
     check('the controller recorded the SDK it logged in with', identity.sdkInfo?.type === 'ziti-sdk-c', JSON.stringify(identity.sdkInfo ?? null));
   } finally {
@@ -125,7 +132,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const sdk = resolve(sdkOption);
-  for (const program of ['programs/sample_enroll/sample_enroll', 'programs/zitilib-samples/ziti-http-get']) {
+  for (const program of ['programs/sample_enroll/sample_enroll', 'programs/zitilib-samples/ziti-http-get', 'programs/sample-host/sample-host']) {
     if (!existsSync(join(sdk, program))) {
       console.error(`not built: ${join(sdk, program)} (build the SDK with its sample programs)`);
       process.exit(2);

@@ -130,8 +130,7 @@ const postureChecksSuite: Suite = ({ client, db }) => {
       expect(await detail(os)).not.toHaveProperty('timeoutSeconds');
       const listed = expectConforms(await admin.call('listPostureChecks', { query: { filter: `id in ["${os}", "${mfa}"]` } }), 'listPostureChecks');
       expect(listed.body.data.map((c) => c.id).sort()).toEqual([os, mfa].sort());
-      expect(listed.body.meta.filterableFields).not.toContain('roleAttributes');
-      expect(listed.body.meta.filterableFields).toEqual(expect.arrayContaining(['name', 'typeId', 'promptOnWake', 'promptOnUnlock', 'tags']));
+      expect(listed.body.meta.filterableFields).toEqual(expect.arrayContaining(['name', 'typeId', 'roleAttributes', 'promptOnWake', 'promptOnUnlock', 'tags']));
     });
 
     it('refuses an invalid OS version range with 400 and the field, not 500; nothing is created', async () => {
@@ -236,7 +235,11 @@ const postureChecksSuite: Suite = ({ client, db }) => {
       const any = await admin.ok('listPostureChecks', { query: { roleFilter: [`#${attr}`], roleSemantic: 'AnyOf' } });
       expect(any.data.map((c) => c.id).sort()).toEqual([wake, dom].sort());
       expectFieldError(await admin.call('listPostureChecks', { query: { roleFilter: [attr] } }), 400, 'roleFilter');
-      expectError(await admin.call('listPostureChecks', { query: { filter: 'roleAttributes contains "x"' } }), 400, 'INVALID_FILTER');
+      // What the Admin Console's service-policy form sends (v1.6.2 refuses it; later controllers answer it, ADR 0001).
+      const byAttribute = await admin.ok('listPostureChecks', { query: { filter: `anyOf(roleAttributes) = "${attr}"` } });
+      expect(byAttribute.data.map((c) => c.id).sort()).toEqual([wake, dom].sort());
+      const none = await admin.ok('listPostureChecks', { query: { filter: `anyOf(roleAttributes) = "${attr}-none"` } });
+      expect(none.data).toEqual([]);
       const attrs = expectConforms(await admin.call('listPostureCheckRoleAttributes', { query: { filter: `id = "${attr}"` } }), 'listPostureCheckRoleAttributes');
       expect(attrs.body.data).toEqual([attr]);
       expect(attrs.body.meta.filterableFields).toEqual(['id']);

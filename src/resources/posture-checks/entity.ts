@@ -1,5 +1,5 @@
 import { defineEntity } from '../../crud/entity.js';
-import { commonFields } from '../../crud/list-query.js';
+import { commonFields, jsonArraySet } from '../../crud/list-query.js';
 import { postureChecks } from '../../db/schema/index.js';
 import type {
   PostureCheckDomainCreate,
@@ -23,7 +23,9 @@ export type PostureCheckBody =
 /**
  * Posture checks (reference model-and-policies §7.1). The type-specific properties of all six types are
  * declared here; the service keeps only those of the check's own type (src/resources/posture-checks/service.ts).
- * `roleAttributes` is not a public field (§1.6).
+ * `roleAttributes` is filterable, as on services and identities: v1.6.2 refuses it (not a public field,
+ * §1.6), later controllers and the Admin Console's policy forms (`anyOf(roleAttributes) = "x"`) use it
+ * (ADR 0001).
  */
 export const postureCheckEntity = defineEntity<PostureCheckBody>()({
   entity: 'postureCheck',
@@ -33,6 +35,7 @@ export const postureCheckEntity = defineEntity<PostureCheckBody>()({
     ...commonFields(postureChecks),
     name: { type: 'string', sql: postureChecks.name },
     typeId: { type: 'string', sql: postureChecks.typeId },
+    roleAttributes: jsonArraySet(postureChecks.roleAttributes),
     promptOnWake: { type: 'bool', sql: postureChecks.promptOnWake },
     promptOnUnlock: { type: 'bool', sql: postureChecks.promptOnUnlock },
   },

@@ -1,11 +1,12 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { hashPassword } from './auth/password.js';
 import type { Config } from './config.js';
 import { atomic, type Db } from './db/client.js';
 import { authenticators, authPolicies, configTypes, identities, identityTypes } from './db/schema/index.js';
+import { sha256Hex } from './lib/encoding.js';
 import { shortId } from './lib/ids.js';
 import { loadOrCreatePki } from './pki/bootstrap.js';
-import { BUILT_IN_CONFIG_TYPES } from './resources/config-types/builtins.js';
+import { BUILT_IN_CONFIG_TYPES, SUPERSEDED_BUILT_IN_SCHEMAS } from './resources/config-types/builtins.js';
 import type { Pki } from './pki/types.js';
 
 export interface AdminSeed {
@@ -32,6 +33,25 @@ export async function seedBuiltIns(db: Db, now: number): Promise<void> {
     // Not protected (§5.4): admins may change or delete them; a start re-creates one whose id and name are both free.
     ...BUILT_IN_CONFIG_TYPES.map((t) => db.insert(configTypes).values({ ...base, id: t.id, name: t.name, schema: JSON.stringify(t.schema) }).onConflictDoNothing()),
   ]);
+  await upgradeBuiltInSchemas(db, now);
+}
+
+/**
+ * A built-in config type still holding a schema an earlier release seeded gets the current one. Only the
+ * exact text that was read is replaced (a conditional write), so an admin's change, before or during the
+ * start, is never overwritten.
+ */
+async function upgradeBuiltInSchemas(db: Db, now: number): Promise<void> {
+  const stored = await db.select({ id: configTypes.id, schema: configTypes.schema }).from(configTypes).where(inArray(configTypes.id, Object.keys(SUPERSEDED_BUILT_IN_SCHEMAS)));
+  const updates = [];
+  for (const row of stored) {
+    const current = BUILT_IN_CONFIG_TYPES.find((t) => t.id === row.id);
+    if (!current) continue;
+    const digest = await sha256Hex(new TextEncoder().encode(row.schema));
+    if (!SUPERSEDED_BUILT_IN_SCHEMAS[row.id]?.includes(digest)) continue;
+    updates.push(db.update(configTypes).set({ schema: JSON.stringify(current.schema), updatedAt: now }).where(and(eq(configTypes.id, row.id), eq(configTypes.schema, row.schema))));
+  }
+  if (updates.length > 0) await atomic(db, updates);
 }
 
 /** Creates the default admin once; concurrent starts converge thanks to the unique indexes. */

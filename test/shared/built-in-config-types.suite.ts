@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { inArray } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { seedBuiltIns } from '../../src/bootstrap.js';
 import { configTypes } from '../../src/db/schema/index.js';
 import { BUILT_IN_CONFIG_TYPES } from '../../src/resources/config-types/builtins.js';
+import earlierSchemas from '../fixtures/built-in-schemas-v1.json';
 import { expectConforms } from '../helpers/conform.js';
 import { TypedApi, type ManagementOperations } from '../helpers/typed-api.js';
 import { expectFieldError, uniqueName } from './identities.suite.js';
@@ -31,18 +32,24 @@ const SAMPLES: Record<string, { valid: Record<string, unknown>[]; invalid: [Reco
     valid: [
       host,
       { forwardProtocol: true, allowedProtocols: ['tcp'], forwardAddress: true, allowedAddresses: ['10.0.0.0/8'], forwardPort: true, allowedPortRanges: [{ low: 1, high: 1024 }], listenOptions: { connectTimeout: '5s', maxConnections: 3, precedence: 'required' } },
+      // Given and forwarded together: the forwarded one needs its allowed set, the given one is not refused (as the controller does).
+      { ...host, forwardProtocol: true, allowedProtocols: ['udp'], forwardAddressTranslations: [{ from: '10.0.0.0', to: '192.168.0.0', prefixLength: 16 }] },
       { ...host, portChecks: [{ interval: '5s', timeout: '1s', address: 'localhost:8080', actions: [{ trigger: 'fail', consecutiveEvents: 2, action: 'increase cost 100' }] }], httpChecks: [{ url: 'http://localhost/health', method: 'GET', expectStatus: 200, interval: '10s', timeout: '2s' }] },
     ],
     invalid: [
       [{ address: 'localhost', port: 1 }, '(root)'],
-      [{ ...host, forwardProtocol: true, allowedProtocols: ['udp'] }, '(root)'],
+      [{ ...host, forwardPort: false }, '(root).forwardPort'],
+      [{ forwardProtocol: true, address: 'localhost', port: 1 }, '(root)'],
       [{ ...host, listenOptions: { maxConnections: 0 } }, '(root).listenOptions.maxConnections'],
       [{ ...host, unknown: 1 }, '(root)'],
     ],
   },
   'host.v2': { valid: [{ terminators: [host, { ...host, port: 8081 }] }], invalid: [[{ terminators: [] }, '(root).terminators']] },
   'ziti-tunneler-client.v1': { valid: [{ hostname: 'app.ziti', port: 443 }], invalid: [[{ hostname: 'app.ziti' }, '(root)']] },
-  'ziti-tunneler-server.v1': { valid: [{ hostname: 'localhost', port: 22, protocol: 'tcp' }], invalid: [[{ hostname: 'localhost', port: 22, protocol: 'icmp' }, '(root).protocol']] },
+  'ziti-tunneler-server.v1': { valid: [{ hostname: 'localhost', port: 22, protocol: 'tcp' }], invalid: [
+      [{ hostname: 'localhost', port: 22, protocol: 'icmp' }, '(root).protocol'],
+      [{ hostname: 'localhost', port: 22, protocol: null }, '(root).protocol'],
+    ] },
 };
 
 /** The five config types of a fresh store (reference model-and-policies §5.4). */
@@ -62,6 +69,20 @@ const builtInConfigTypesSuite: Suite = ({ client, db }) => {
       }
     });
 
+    it('have the shape clients read: optional lists without a type of their own, every $ref defined in the document', async () => {
+      for (const id of Object.values(IDS)) {
+        const schema = (await admin.ok('detailConfigType', { path: { id } })).data.schema as Record<string, any>;
+        const refs = JSON.stringify(schema).match(/"\$ref":"#\/definitions\/[^"]+"/g) ?? [];
+        for (const r of refs) expect(schema.definitions, `${id} ${r}`).toHaveProperty(r.slice('"$ref":"#/definitions/'.length, -1));
+      }
+      const intercept = (await admin.ok('detailConfigType', { path: { id: IDS['intercept.v1'] } })).data.schema as Record<string, any>;
+      // The Admin Console's config editor fills a list whose own type is 'array' with [] and then fails minItems.
+      expect(intercept.properties.allowedSourceAddresses).not.toHaveProperty('type');
+      expect(intercept.properties.allowedSourceAddresses.allOf[0]).toEqual({ $ref: '#/definitions/inhabitedSet' });
+      const host1 = (await admin.ok('detailConfigType', { path: { id: IDS['host.v1'] } })).data.schema as Record<string, any>;
+      expect(host1.allOf.map((c: Record<string, any>) => Object.keys(c).sort())).toEqual([['else', 'if', 'then'], ['else', 'if', 'then'], ['else', 'if', 'then']]);
+    });
+
     for (const [name, samples] of Object.entries(SAMPLES)) {
       it(`${name}: accepts what tunnelers send and refuses malformed data with the failing location`, async () => {
         for (const data of samples.valid) {
@@ -71,6 +92,21 @@ const builtInConfigTypesSuite: Suite = ({ client, db }) => {
         for (const [data, field] of samples.invalid) expectFieldError(await admin.call('createConfig', { body: { name: uniqueName('builtin'), configTypeId: IDS[name], data } }), 400, field);
       });
     }
+
+    it("replace a schema an earlier release seeded on the next start, but never one an admin changed", async () => {
+      const [seeded, edited] = [IDS['intercept.v1'], IDS['ziti-tunneler-client.v1']];
+      const earlier = earlierSchemas as Record<string, string>;
+      const current = (id: string) => JSON.stringify(BUILT_IN_CONFIG_TYPES.find((t) => t.id === id)!.schema);
+      const adminSchema = JSON.stringify({ type: 'object', properties: { hostname: { type: 'string' } } });
+      await db().update(configTypes).set({ schema: earlier[seeded] }).where(eq(configTypes.id, seeded));
+      await db().update(configTypes).set({ schema: adminSchema }).where(eq(configTypes.id, edited));
+      await Promise.all(Array.from({ length: 10 }, () => seedBuiltIns(db(), Date.now())));
+      const rows = await db().select({ id: configTypes.id, schema: configTypes.schema }).from(configTypes).where(inArray(configTypes.id, [seeded, edited]));
+      const by = Object.fromEntries(rows.map((r) => [r.id, r.schema]));
+      expect(by[seeded]).toBe(current(seeded));
+      expect(by[edited]).toBe(adminSchema);
+      await db().update(configTypes).set({ schema: current(edited) }).where(eq(configTypes.id, edited));
+    });
 
     it('are inserted once, whatever the number of concurrent first starts', async () => {
       // Those no config uses are removed, then 50 starts seed at once: each type exists exactly once.

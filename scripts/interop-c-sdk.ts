@@ -1,6 +1,7 @@
 /**
  * Runs OpenZiti's own C SDK against this controller, as a tunneler would use it: enroll a one-time
- * token, log in with the enrolled certificate, list services, create a Dial and a Bind session. Once with OIDC
+ * token, log in with the enrolled certificate, list services, create a Dial and a Bind session, refresh
+ * its token and notice a service taken away. Once with OIDC
  * login (the default, what SDKs pick when `/version` announces `OIDC_AUTH`) and once with the legacy
  * `POST /authenticate?method=cert` (`ZITI_OIDC=false`).
  *
@@ -34,16 +35,21 @@ interface Run {
   output: string;
 }
 
-/** Runs a program for at most `timeoutMs` (then SIGTERM: the dial sample waits for a router forever). */
-function run(program: string, args: string[], timeoutMs: number): Promise<Run> {
+/**
+ * Runs a program for at most `timeoutMs` (then SIGTERM: the dial sample waits for a router forever);
+ * `meanwhile`, if given, runs once the program has run for `afterMs`.
+ */
+function run(program: string, args: string[], timeoutMs: number, meanwhile?: { afterMs: number; then: () => Promise<unknown> }): Promise<Run> {
   return new Promise((done) => {
     const child = spawn(program, args, { env: { ...process.env, ZITI_LOG: '4' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    const step = meanwhile && setTimeout(() => void meanwhile.then().catch((e: unknown) => (output += `\n[interop] ${String(e)}\n`)), meanwhile.afterMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
+      if (step) clearTimeout(step);
       done({ code, output });
     });
   });
@@ -81,7 +87,8 @@ async function runMode(sdk: string, dir: string, mode: 'oidc' | 'legacy', checks
   const check = (what: string, passed: boolean, detail = '') => checks.push({ mode, what, passed, detail });
   const port = await freePort();
   const dataDir = join(dir, `${mode}-data`);
-  const controller = startControllerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PASSWORD: 'interop-admin-password', ...(mode === 'legacy' ? { ZITI_OIDC: 'false' } : {}) });
+  // OIDC: one-minute access tokens, so that the SDK refreshes its token (and then polls for service updates) within the run.
+  const controller = startControllerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PASSWORD: 'interop-admin-password', ...(mode === 'legacy' ? { ZITI_OIDC: 'false' } : { ZITI_OIDC_ACCESS_TOKEN_MINUTES: '1' }) });
   try {
     await waitUntilServing(controller);
     const admin = await login(port, 'admin', 'interop-admin-password');
@@ -116,6 +123,16 @@ async function runMode(sdk: string, dir: string, mode: 'oidc' | 'legacy', checks
       await run(join(sdk, 'programs/sample-host/sample-host'), ['server', identityFile, SERVICE], 6_000);
       const bind = (await ok(port, 'GET', `/sessions?filter=${encodeURIComponent(`serviceId="${serviceId}" and type="Bind"`)}`, admin)).data as unknown[];
       check('binds the service (a Bind session, stored)', bind.length > 0, `${bind.length} stored`);
+    }
+    if (mode === 'oidc') {
+      // A tunneler's day: it refreshes its access token, then polls for service updates; when an admin
+      // deletes the policies that grant the service, the next poll moves and the SDK drops the service.
+      const policies = (await ok(port, 'GET', `/service-policies?filter=${encodeURIComponent('name in ["dial-weather", "bind-weather"]')}`, admin)).data as { id: string }[];
+      const revoke = () => Promise.all(policies.map((p) => ok(port, 'DELETE', `/service-policies/${p.id}`, admin)));
+      const day = await run(join(sdk, 'programs/zitilib-samples/ziti-http-get'), [identityFile, 'http://wttr.ziti/'], 55_000, { afterMs: 5_000, then: revoke });
+      writeFileSync(join(dir, `${mode}-day.log`), day.output);
+      check('refreshes its access token (refresh_token grant)', day.output.includes('token refresh success'));
+      check('drops the service once its policies are deleted (service updates moved)', /sending service event initial\[false\] 0 added, 1 removed/.test(day.output));
     }
     const identity = (await ok(port, 'GET', `/identities/${identityId}`, admin)).data;
     check('the controller recorded the SDK it logged in with', identity.sdkInfo?.type === 'ziti-sdk-c', JSON.stringify(identity.sdkInfo ?? null));

@@ -1,7 +1,7 @@
 /**
  * Runs OpenZiti's own C SDK against this controller, as a tunneler would use it: enroll a one-time
  * token, log in with the enrolled certificate, list services, create a Dial and a Bind session, refresh
- * its token and notice a service taken away. Once with OIDC
+ * its token, notice a service taken away, and log in through an external identity provider. Once with OIDC
  * login (the default, what SDKs pick when `/version` announces `OIDC_AUTH`) and once with the legacy
  * `POST /authenticate?method=cert` (`ZITI_OIDC=false`).
  *
@@ -18,7 +18,10 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { join, resolve } from 'node:path';
 import { call, closeAgent, freePort, login, startControllerProcess, stopControllerProcess, waitUntilServing } from './lib/controller-process.js';
 
@@ -55,6 +58,84 @@ function run(program: string, args: string[], timeoutMs: number, meanwhile?: { a
   });
 }
 
+/**
+ * Runs a program that asks questions on stdin: `answer` sees the output so far (and only new output
+ * after each call) and may write a reply; the program is stopped when `done` sees its output or after
+ * `timeoutMs`.
+ */
+function runInteractive(program: string, args: string[], timeoutMs: number, answer: (output: string, reply: (line: string) => void) => void, done: (output: string) => boolean): Promise<Run> {
+  return new Promise((finish) => {
+    const child = spawn(program, args, { env: { ...process.env, ZITI_LOG: '4' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    const onData = (d: Buffer) => {
+      output += d.toString();
+      answer(output, (line) => child.stdin.write(`${line}\n`));
+      if (done(output)) child.kill('SIGTERM');
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      finish({ code, output });
+    });
+  });
+}
+
+/**
+ * A minimal OpenID provider on loopback (plain HTTP, which the SDK and `ZITI_JWKS_ALLOW_PRIVATE` accept):
+ * discovery, an authorization endpoint that approves at once (redirecting to the SDK's own callback
+ * with a code), a token endpoint that gives an ES256 access token for `subject`, and the JWKS.
+ */
+async function startIdentityProvider(subject: string): Promise<{ issuer: string; close(): Promise<void> }> {
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'interop', alg: 'ES256', use: 'sig' }] };
+  const codes = new Map<string, string>();
+  let issuer = '';
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', issuer);
+    const json = (body: unknown, status = 200) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (url.pathname === '/.well-known/openid-configuration') {
+      return json({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`, response_types_supported: ['code'], code_challenge_methods_supported: ['S256'] });
+    }
+    if (url.pathname === '/jwks') return json(jwks);
+    if (url.pathname === '/authorize') {
+      const code = crypto.randomUUID();
+      codes.set(code, url.searchParams.get('audience') ?? 'openziti');
+      const back = new URL(url.searchParams.get('redirect_uri') ?? '');
+      back.searchParams.set('code', code);
+      back.searchParams.set('state', url.searchParams.get('state') ?? '');
+      res.writeHead(302, { location: back.href });
+      return res.end();
+    }
+    if (url.pathname === '/token' && req.method === 'POST') {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        const audience = codes.get(new URLSearchParams(body).get('code') ?? '');
+        if (!audience) return json({ error: 'invalid_grant' }, 400);
+        void new SignJWT({ scope: 'openid' })
+          .setProtectedHeader({ alg: 'ES256', kid: 'interop' })
+          .setIssuer(issuer)
+          .setSubject(subject)
+          .setAudience(audience)
+          .setIssuedAt()
+          .setExpirationTime('1h')
+          .sign(privateKey)
+          .then((token) => json({ access_token: token, token_type: 'Bearer', expires_in: 3600 }));
+      });
+      return;
+    }
+    json({ error: 'not found' }, 404);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { issuer, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
 async function ok(port: number, method: string, path: string, token: string, body?: unknown): Promise<any> {
   const reply = await call(port, method, MGMT + path, { token, body });
   if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
@@ -88,7 +169,14 @@ async function runMode(sdk: string, dir: string, mode: 'oidc' | 'legacy', checks
   const port = await freePort();
   const dataDir = join(dir, `${mode}-data`);
   // OIDC: one-minute access tokens, so that the SDK refreshes its token (and then polls for service updates) within the run.
-  const controller = startControllerProcess({ DATA_DIR: dataDir, PORT: String(port), ADMIN_PASSWORD: 'interop-admin-password', ...(mode === 'legacy' ? { ZITI_OIDC: 'false' } : { ZITI_OIDC_ACCESS_TOKEN_MINUTES: '1' }) });
+  // The provider's JWKS is on loopback, which signers may name only when the operator allows it.
+  const controller = startControllerProcess({
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    ADMIN_PASSWORD: 'interop-admin-password',
+    ZITI_JWKS_ALLOW_PRIVATE: 'true',
+    ...(mode === 'legacy' ? { ZITI_OIDC: 'false' } : { ZITI_OIDC_ACCESS_TOKEN_MINUTES: '1' }),
+  });
   try {
     await waitUntilServing(controller);
     const admin = await login(port, 'admin', 'interop-admin-password');
@@ -124,6 +212,8 @@ async function runMode(sdk: string, dir: string, mode: 'oidc' | 'legacy', checks
       const bind = (await ok(port, 'GET', `/sessions?filter=${encodeURIComponent(`serviceId="${serviceId}" and type="Bind"`)}`, admin)).data as unknown[];
       check('binds the service (a Bind session, stored)', bind.length > 0, `${bind.length} stored`);
     }
+    await externalLogin(sdk, dir, mode, port, admin, check);
+
     if (mode === 'oidc') {
       // A tunneler's day: it refreshes its access token, then polls for service updates; when an admin
       // deletes the policies that grant the service, the next poll moves and the SDK drops the service.
@@ -142,6 +232,58 @@ async function runMode(sdk: string, dir: string, mode: 'oidc' | 'legacy', checks
   }
 }
 
+/**
+ * Login through an external identity provider: a signer with an `externalAuthUrl`, an auth policy that
+ * allows only it, an identity found by its external id. The SDK's `jwt-auth` sample lists the signers,
+ * runs the authorization-code flow (PKCE) at the provider, opening the URL is done here as a browser
+ * would, and logs in to the controller with the provider's access token.
+ */
+async function externalLogin(sdk: string, dir: string, mode: string, port: number, admin: string, check: (what: string, passed: boolean, detail?: string) => void): Promise<void> {
+  const idp = await startIdentityProvider('interop-external-user');
+  try {
+    const signer = (await ok(port, 'POST', '/external-jwt-signers', admin, { name: 'interop-idp', issuer: idp.issuer, audience: 'openziti', jwksEndpoint: `${idp.issuer}/jwks`, externalAuthUrl: idp.issuer, clientId: 'ziti-client', scopes: ['openid'], claimsProperty: 'sub', useExternalId: true, enabled: true, targetToken: 'ACCESS' })).data.id;
+    const policy = (await ok(port, 'POST', '/auth-policies', admin, {
+      name: 'external-only',
+      primary: { cert: { allowed: false, allowExpiredCerts: false }, extJwt: { allowed: true, allowedSigners: [signer] }, updb: { allowed: false, lockoutDurationMinutes: 0, maxAttempts: 0, minPasswordLength: 5, requireMixedCase: false, requireNumberChar: false, requireSpecialChar: false } },
+      secondary: { requireTotp: false },
+    })).data.id;
+    await ok(port, 'POST', '/identities', admin, { name: 'external-user', type: 'User', isAdmin: false, externalId: 'interop-external-user', authPolicyId: policy, roleAttributes: ['clients'] });
+    let chosen = false;
+    let opened = false;
+    let browserError = '';
+    const login = await runInteractive(
+      join(sdk, 'programs/auth-samples/jwt-auth'),
+      [`https://127.0.0.1:${port}`, '-d', '4'],
+      20_000,
+      (output, reply) => {
+        if (!chosen && /Select provider\(0-\d+\): /.test(output)) {
+          chosen = true;
+          reply(/^(\d+): interop-idp /m.exec(output)?.[1] ?? '0');
+        }
+        // The whole line: output arrives in chunks, which may end inside the URL.
+        const link = /continue auth: (\S+)\r?\n/.exec(output);
+        if (link && !opened) {
+          opened = true;
+          // The browser's part: the provider approves and redirects to the SDK's own callback, which
+          // listens on the IPv6 loopback only (the redirect names `localhost`).
+          void (async () => {
+            const approved = await fetch(link[1], { redirect: 'manual' });
+            const callback = new URL(approved.headers.get('location') ?? '');
+            if (callback.hostname === 'localhost') callback.hostname = '[::1]';
+            await (await fetch(callback)).text();
+          })().catch((e: unknown) => (browserError = String(e)));
+        }
+      },
+      (output) => /received \d+\/\d+ for paging request GET\[\/services/.test(output),
+    );
+    writeFileSync(join(dir, `${mode}-external.log`), login.output);
+    check('logs in through an external identity provider (PKCE at the provider, its access token here)', login.output.includes('ztx status: OK') && /setting auth_state\[\d\] to 3/.test(login.output), browserError);
+    check('the externally authenticated identity lists its services', login.output.includes('received 1/1 for paging request GET[/services'));
+  } finally {
+    await idp.close();
+  }
+}
+
 async function main(): Promise<void> {
   const sdkOption = option('sdk');
   if (!sdkOption) {
@@ -149,7 +291,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const sdk = resolve(sdkOption);
-  for (const program of ['programs/sample_enroll/sample_enroll', 'programs/zitilib-samples/ziti-http-get', 'programs/sample-host/sample-host']) {
+  for (const program of ['programs/sample_enroll/sample_enroll', 'programs/zitilib-samples/ziti-http-get', 'programs/sample-host/sample-host', 'programs/auth-samples/jwt-auth']) {
     if (!existsSync(join(sdk, program))) {
       console.error(`not built: ${join(sdk, program)} (build the SDK with its sample programs)`);
       process.exit(2);

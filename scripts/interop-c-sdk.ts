@@ -199,7 +199,7 @@ async function runMode(sdk: string, dir: string, mode: 'oidc' | 'legacy', checks
     check('reads its identity and API session', /completed GET\[\/current-identity\]/.test(log) && /completed GET\[\/current-api-session\]/.test(log));
     check('polls service updates', /completed GET\[\/current-api-session\/service-updates\]/.test(log));
     check(`lists its services and finds ${SERVICE}`, log.includes('received 1/1 for paging request GET[/services') && log.includes(`got service[${SERVICE}] id[${serviceId}]`));
-    const session = /got session\[([^\]]+)\] for service\[demo-weather\]/.exec(log);
+    const session = new RegExp(`got session\\[([^\\]]+)\\] for service\\[${SERVICE}\\]`).exec(log);
     check('creates a Dial session', session !== null, session ? `session ${session[1]}` : '');
 
     const sessions = (await ok(port, 'GET', `/sessions?filter=${encodeURIComponent(`serviceId="${serviceId}"`)}`, admin)).data as { type: string }[];

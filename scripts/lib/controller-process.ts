@@ -1,6 +1,7 @@
 /**
  * A controller started as its own process (`src/node.ts`, as `npm start` runs it), on loopback, for
- * the store's process-level checks: the crash test and two processes on one file. Never asserts.
+ * the store's process-level checks (the crash test, two processes on one file) and the C SDK interop
+ * run. Never asserts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpsRequest, Agent } from 'node:https';

@@ -38,45 +38,33 @@ interface Run {
   output: string;
 }
 
-/**
- * Runs a program for at most `timeoutMs` (then SIGTERM: the dial sample waits for a router forever);
- * `meanwhile`, if given, runs once the program has run for `afterMs`.
- */
-function run(program: string, args: string[], timeoutMs: number, meanwhile?: { afterMs: number; then: () => Promise<unknown> }): Promise<Run> {
-  return new Promise((done) => {
-    const child = spawn(program, args, { env: { ...process.env, ZITI_LOG: '4' }, stdio: ['ignore', 'pipe', 'pipe'] });
+interface RunOptions {
+  /** Runs once the program has run for `afterMs`. */
+  meanwhile?: { afterMs: number; then: () => Promise<unknown> };
+  /** For a program that asks on stdin: sees all output so far at each chunk, and may write a line. */
+  answer?: (output: string, reply: (line: string) => void) => void;
+  /** Stops the program as soon as its output satisfies this. */
+  done?: (output: string) => boolean;
+}
+
+/** Runs a program for at most `timeoutMs` (then SIGTERM: the dial sample waits for a router forever). */
+function run(program: string, args: string[], timeoutMs: number, options: RunOptions = {}): Promise<Run> {
+  return new Promise((finish) => {
+    const child = spawn(program, args, { env: { ...process.env, ZITI_LOG: '4' }, stdio: [options.answer ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const onData = (d: Buffer) => {
+      output += d.toString();
+      options.answer?.(output, (line) => child.stdin?.write(`${line}\n`));
+      if (options.done?.(output)) child.kill('SIGTERM');
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
     const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    const { meanwhile } = options;
     const step = meanwhile && setTimeout(() => void meanwhile.then().catch((e: unknown) => (output += `\n[interop] ${String(e)}\n`)), meanwhile.afterMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
       if (step) clearTimeout(step);
-      done({ code, output });
-    });
-  });
-}
-
-/**
- * Runs a program that asks questions on stdin: `answer` sees the output so far (and only new output
- * after each call) and may write a reply; the program is stopped when `done` sees its output or after
- * `timeoutMs`.
- */
-function runInteractive(program: string, args: string[], timeoutMs: number, answer: (output: string, reply: (line: string) => void) => void, done: (output: string) => boolean): Promise<Run> {
-  return new Promise((finish) => {
-    const child = spawn(program, args, { env: { ...process.env, ZITI_LOG: '4' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    const onData = (d: Buffer) => {
-      output += d.toString();
-      answer(output, (line) => child.stdin.write(`${line}\n`));
-      if (done(output)) child.kill('SIGTERM');
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
       finish({ code, output });
     });
   });
@@ -219,7 +207,7 @@ async function runMode(sdk: string, dir: string, mode: 'oidc' | 'legacy', checks
       // deletes the policies that grant the service, the next poll moves and the SDK drops the service.
       const policies = (await ok(port, 'GET', `/service-policies?filter=${encodeURIComponent('name in ["dial-weather", "bind-weather"]')}`, admin)).data as { id: string }[];
       const revoke = () => Promise.all(policies.map((p) => ok(port, 'DELETE', `/service-policies/${p.id}`, admin)));
-      const day = await run(join(sdk, 'programs/zitilib-samples/ziti-http-get'), [identityFile, 'http://wttr.ziti/'], 55_000, { afterMs: 5_000, then: revoke });
+      const day = await run(join(sdk, 'programs/zitilib-samples/ziti-http-get'), [identityFile, 'http://wttr.ziti/'], 55_000, { meanwhile: { afterMs: 5_000, then: revoke } });
       writeFileSync(join(dir, `${mode}-day.log`), day.output);
       check('refreshes its access token (refresh_token grant)', day.output.includes('token refresh success'));
       check('drops the service once its policies are deleted (service updates moved)', /sending service event initial\[false\] 0 added, 1 removed/.test(day.output));
@@ -251,30 +239,32 @@ async function externalLogin(sdk: string, dir: string, mode: string, port: numbe
     let chosen = false;
     let opened = false;
     let browserError = '';
-    const login = await runInteractive(
+    const login = await run(
       join(sdk, 'programs/auth-samples/jwt-auth'),
       [`https://127.0.0.1:${port}`, '-d', '4'],
       20_000,
-      (output, reply) => {
-        if (!chosen && /Select provider\(0-\d+\): /.test(output)) {
-          chosen = true;
-          reply(/^(\d+): interop-idp /m.exec(output)?.[1] ?? '0');
-        }
-        // The whole line: output arrives in chunks, which may end inside the URL.
-        const link = /continue auth: (\S+)\r?\n/.exec(output);
-        if (link && !opened) {
-          opened = true;
-          // The browser's part: the provider approves and redirects to the SDK's own callback, which
-          // listens on the IPv6 loopback only (the redirect names `localhost`).
-          void (async () => {
-            const approved = await fetch(link[1], { redirect: 'manual' });
-            const callback = new URL(approved.headers.get('location') ?? '');
-            if (callback.hostname === 'localhost') callback.hostname = '[::1]';
-            await (await fetch(callback)).text();
-          })().catch((e: unknown) => (browserError = String(e)));
-        }
+      {
+        answer: (output, reply) => {
+          if (!chosen && /Select provider\(0-\d+\): /.test(output)) {
+            chosen = true;
+            reply(/^(\d+): interop-idp /m.exec(output)?.[1] ?? '0');
+          }
+          // The whole line: output arrives in chunks, which may end inside the URL.
+          const link = /continue auth: (\S+)\r?\n/.exec(output);
+          if (link && !opened) {
+            opened = true;
+            // The browser's part: the provider approves and redirects to the SDK's own callback, which
+            // listens on the IPv6 loopback only (the redirect names `localhost`).
+            void (async () => {
+              const approved = await fetch(link[1], { redirect: 'manual' });
+              const callback = new URL(approved.headers.get('location') ?? '');
+              if (callback.hostname === 'localhost') callback.hostname = '[::1]';
+              await (await fetch(callback)).text();
+            })().catch((e: unknown) => (browserError = String(e)));
+          }
+        },
+        done: (output) => /received \d+\/\d+ for paging request GET\[\/services/.test(output),
       },
-      (output) => /received \d+\/\d+ for paging request GET\[\/services/.test(output),
     );
     writeFileSync(join(dir, `${mode}-external.log`), login.output);
     check('logs in through an external identity provider (PKCE at the provider, its access token here)', login.output.includes('ztx status: OK') && /setting auth_state\[\d\] to 3/.test(login.output), browserError);

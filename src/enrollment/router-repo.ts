@@ -85,7 +85,6 @@ export function routerUnenrolledStatement(db: Db, kind: RouterKind, routerId: st
  * The router's pending enrollment as one correlated sub-query (a JSON object with the sealed JWT), so a
  * router list stays one read.
  */
-export function routerEnrollmentSummary(kind: RouterKind) {
-  const t = TABLES[kind];
-  return sql<string | null>`(SELECT json_object('jwt', ${q(enrollments.jwtSealed)}, 'createdAt', ${q(enrollments.createdAt)}, 'expiresAt', ${q(enrollments.expiresAt)}) FROM ${enrollments} WHERE ${q(ownerColumn(kind))} = ${q(t.id)} LIMIT 1)`;
+export function routerEnrollmentSummary(kind: RouterKind, routerId: SQLiteColumn = TABLES[kind].id) {
+  return sql<string | null>`(SELECT json_object('jwt', ${q(enrollments.jwtSealed)}, 'createdAt', ${q(enrollments.createdAt)}, 'expiresAt', ${q(enrollments.expiresAt)}) FROM ${enrollments} WHERE ${q(ownerColumn(kind))} = ${q(routerId)} LIMIT 1)`;
 }

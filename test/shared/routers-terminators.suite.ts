@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectConforms } from '../helpers/conform.js';
 import { TypedApi, type ManagementOperations } from '../helpers/typed-api.js';
-import { expectFieldError, expectNotFound, uniqueName } from './identities.suite.js';
+import { expectError, expectFieldError, expectNotFound, uniqueName } from './identities.suite.js';
 import type { Suite } from './suite.js';
 
 /** Transit routers (`/transit-routers`, alias `/routers`) and terminators (reference model-and-policies §9.3–§9.4). */
@@ -29,6 +29,79 @@ const routersTerminatorsSuite: Suite = ({ client }) => {
       expectFieldError(await admin.call('createRouter', { body: { name: detail.body.data.name } }), 400, 'name', 'name must be unique');
       await admin.ok('deleteRouter', { path: { id: rid } });
       expectNotFound(await admin.call('detailTransitRouter', { path: { id: rid } }), 'router', rid);
+    });
+  });
+
+  describe('every router under /transit-routers', () => {
+    it('lists and shows an edge router as a router of another kind: verified, no enrollment, filtered and sorted with the others', async () => {
+      const prefix = uniqueName('mixed');
+      const er = id(await admin.ok('createEdgeRouter', { body: { name: `${prefix}-a-edge`, cost: 7, roleAttributes: ['x'] } }));
+      const tr = id(await admin.ok('createTransitRouter', { body: { name: `${prefix}-b-transit` } }));
+      const query = { filter: `name contains "${prefix}"`, sort: 'name desc' };
+      for (const list of [expectConforms(await admin.call('listTransitRouters', { query }), 'listTransitRouters').body, expectConforms(await admin.call('listRouters', { query }), 'listRouters').body]) {
+        expect(list.data.map((r) => r.id)).toEqual([tr, er]);
+        expect(list.meta.pagination!.totalCount).toBe(2);
+        expect(list.data[1]).toMatchObject({ name: `${prefix}-a-edge`, cost: 7, isVerified: true, isOnline: false, fingerprint: null, enrollmentToken: null, enrollmentJwt: null });
+        expect(list.data[0]).toMatchObject({ isVerified: false });
+        expect(list.data[0].enrollmentJwt).toEqual(expect.any(String));
+      }
+      // Filters see the edge router's own columns.
+      const costly = await admin.ok('listTransitRouters', { query: { filter: `name contains "${prefix}" and cost = 7` } });
+      expect(costly.data.map((r) => r.id)).toEqual([er]);
+      const detail = expectConforms(await admin.call('detailTransitRouter', { path: { id: er } }), 'detailTransitRouter');
+      expect(detail.body.data).toMatchObject({ id: er, name: `${prefix}-a-edge`, isVerified: true, _links: { self: { href: `./transit-routers/${er}` } } });
+      // GET /edge-routers still lists edge routers only.
+      expect((await admin.ok('listEdgeRouters', { query: { filter: `name contains "${prefix}"` } })).data.map((r) => r.id)).toEqual([er]);
+    });
+
+    it("follows a terminator's router link to an edge router", async () => {
+      const sid = id(await admin.ok('createService', { body: { name: uniqueName('svc'), encryptionRequired: true } }));
+      const er = id(await admin.ok('createEdgeRouter', { body: { name: uniqueName('er') } }));
+      const tid = id(await admin.ok('createTerminator', { body: { service: sid, router: er, address: 'tcp:10.0.0.1:80', binding: '' } }));
+      const router = (await admin.ok('detailTerminator', { path: { id: tid } })).data.router;
+      expect(router).toMatchObject({ entity: 'transit-routers', id: er });
+      expect((await admin.ok('detailRouter', { path: { id: er } })).data.name).toBe(router.name);
+    });
+
+    it('refuses to update an edge router there (409) and changes nothing; deleting it there deletes the edge router', async () => {
+      const name = uniqueName('er');
+      const er = id(await admin.ok('createEdgeRouter', { body: { name, cost: 2 } }));
+      for (const [op, body] of [
+        ['updateTransitRouter', { name: 'renamed' }],
+        ['patchTransitRouter', { cost: 9 }],
+        ['updateRouter', { name: 'renamed' }],
+        ['patchRouter', { cost: 9 }],
+      ] as const) {
+        expectError(await admin.call(op, { path: { id: er }, body }), 409, 'CAN_NOT_UPDATE_ROUTER');
+      }
+      expect((await admin.ok('detailEdgeRouter', { path: { id: er } })).data).toMatchObject({ name, cost: 2 });
+      expectNotFound(await admin.call('patchTransitRouter', { path: { id: 'nope' }, body: { cost: 1 } }), 'router', 'nope');
+      await admin.ok('deleteTransitRouter', { path: { id: er } });
+      expectNotFound(await admin.call('detailEdgeRouter', { path: { id: er } }), 'edgeRouter', er);
+      expectNotFound(await admin.call('deleteRouter', { path: { id: er } }), 'router', er);
+    });
+
+    it('keeps a name unique across edge and transit routers, on create and on rename', async () => {
+      const edgeName = uniqueName('er');
+      const transitName = uniqueName('tr');
+      const er = id(await admin.ok('createEdgeRouter', { body: { name: edgeName } }));
+      const tr = id(await admin.ok('createTransitRouter', { body: { name: transitName } }));
+      expectFieldError(await admin.call('createTransitRouter', { body: { name: edgeName } }), 400, 'name', 'name must be unique');
+      expectFieldError(await admin.call('createEdgeRouter', { body: { name: transitName } }), 400, 'name', 'name must be unique');
+      expectFieldError(await admin.call('patchTransitRouter', { path: { id: tr }, body: { name: edgeName } }), 400, 'name', 'name must be unique');
+      expectFieldError(await admin.call('patchEdgeRouter', { path: { id: er }, body: { name: transitName } }), 400, 'name', 'name must be unique');
+      // Renaming to its own name, or to a free one, is fine.
+      await admin.ok('patchTransitRouter', { path: { id: tr }, body: { name: transitName } });
+      await admin.ok('patchEdgeRouter', { path: { id: er }, body: { name: `${edgeName}-2` } });
+      expect((await admin.ok('listRouters', { query: { filter: `name = "${edgeName}" or name = "${transitName}"` } })).data.map((r) => r.id)).toEqual([tr]);
+    });
+
+    it('lets exactly one of 50 concurrent creates of one name win, across both kinds', async () => {
+      const name = uniqueName('race');
+      const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? admin.call('createEdgeRouter', { body: { name } }) : admin.call('createTransitRouter', { body: { name } }))));
+      expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
+      for (const r of replies.filter((r) => r.status !== 201)) expectFieldError(r, 400, 'name', 'name must be unique');
+      expect((await admin.ok('listRouters', { query: { filter: `name = "${name}"` } })).meta.pagination!.totalCount).toBe(1);
     });
   });
 

@@ -1,6 +1,7 @@
 import { createEntity, findEntity, finishedAfterRender, listRelated, resourceService, type CreateHooks, type ListResult, type ResourceService } from '../../crud/service.js';
 import type { ListQueryParams } from '../../crud/list-query.js';
 import { uniqueViolation } from '../../crud/repo.js';
+import { checkRouterName, mappingRouterName } from '../transit-routers/repo.js';
 import { atomic, type SQL } from '../../db/client.js';
 import type { Deps } from '../../deps.js';
 import { openRouterEnrollments, routerEnrollmentFields } from '../../enrollment/render.js';
@@ -38,10 +39,10 @@ function tunnelerStatements(deps: Deps, routerId: string, values: Values, now: n
   return values.name !== undefined ? [tunnelerRenameStatement(deps.db, routerId, now)] : [];
 }
 
-/** Runs a router write; an identity or system-policy name taken concurrently is the same 400 as the check's. */
+/** Runs a router write; a router, identity or system-policy name taken concurrently is the same 400 as the check's. */
 async function mappingNames<T>(routerId: string, name: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
-    return await write();
+    return await mappingRouterName(name, write);
   } catch (e) {
     const failed = uniqueViolation(e);
     if (failed?.includes('identities.name')) throw identityNameError(name ?? '');
@@ -51,6 +52,8 @@ async function mappingNames<T>(routerId: string, name: string | undefined, write
 }
 
 const createHooks: CreateHooks<typeof edgeRouterEntity.table, typeof edgeRouterEntity.props, EdgeRouterCreate> = {
+  // Edge and transit routers share one name index in the controller (§2.5).
+  check: (deps, values) => checkRouterName(deps.db, values.name),
   statements: (deps, id, values, now) => [...entityLinkStatements(deps.db, 'router', id, values.roleAttributes ?? [], now), ...(values.isTunnelerEnabled ? tunnelerOnStatements(deps.db, id, now) : [])],
 };
 
@@ -60,6 +63,7 @@ const base = resourceService(edgeRouterEntity, {
   listWhere: (query) => edgeRouterRoleFilter(query.roleFilter, query.roleSemantic),
   update: {
     async check(deps, values, existing) {
+      if (values.name !== existing.name) await checkRouterName(deps.db, values.name, existing.id);
       const tunneler = values.isTunnelerEnabled ?? existing.isTunnelerEnabled;
       const name = values.name ?? existing.name;
       if (tunneler && (!existing.isTunnelerEnabled || name !== existing.name)) await checkIdentityName(deps, existing.id, true, name);

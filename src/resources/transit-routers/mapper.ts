@@ -3,14 +3,15 @@ import { readJson } from '../../lib/json.js';
 import { iso } from '../../lib/time.js';
 import type { RouterEnrollmentFields } from '../../enrollment/render.js';
 import type { RouterDetail } from '../../generated/management-types.js';
-import type { TransitRouterRow } from './entity.js';
+import type { ListedRouterRow } from './entity.js';
 
 /**
  * Never online: routers attach over a control channel this controller does not serve. The pending `trott`
  * enrollment is shown until the router enrolls; until then `fingerprint` is null, as controller v1.6.2
- * renders it (transit_router_test.go; edge routers render `""`).
+ * renders it (transit_router_test.go; edge routers render `""`). An edge router listed here is verified
+ * and has no transit enrollment, as the controller shows a router of another kind.
  */
-export function renderTransitRouter(r: TransitRouterRow, enrollment: RouterEnrollmentFields): RouterDetail {
+export function renderTransitRouter(r: ListedRouterRow, enrollment: RouterEnrollmentFields): RouterDetail {
   return {
     id: r.id,
     createdAt: iso(r.createdAt),

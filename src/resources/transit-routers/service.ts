@@ -1,39 +1,75 @@
 import { createEntity, finishedAfterRender, resourceService, type ResourceService } from '../../crud/service.js';
+import { allRouters } from '../../db/router-list.js';
 import { openRouterEnrollments, routerEnrollmentFields } from '../../enrollment/render.js';
 import { prepareRouterEnrollment, routerEnrollmentsRemoval } from '../../enrollment/router.js';
 import { routerEnrollmentSummary } from '../../enrollment/router-repo.js';
+import { ApiError } from '../../errors.js';
 import type { RouterCreate, RouterDetail, RouterPatch } from '../../generated/management-types.js';
+import type { Deps } from '../../deps.js';
+import { edgeRouterService } from '../edge-routers/service.js';
 import { terminatorsOfRouter } from '../terminators/repo.js';
-import { transitRouterEntity } from './entity.js';
+import { listedRouterEntity, transitRouterEntity } from './entity.js';
 import { renderTransitRouter } from './mapper.js';
+import { checkRouterName, isEdgeRouter, mappingRouterName } from './repo.js';
 
 const createHooks = {
   // The create mapping of the controller takes only name, cost and noTraversal (§9.3): tags and disabled are dropped.
-  check(_deps: unknown, values: { tags?: unknown; disabled?: boolean }) {
+  async check(deps: Deps, values: { name?: string; tags?: unknown; disabled?: boolean }) {
     values.tags = {};
     values.disabled = false;
+    await checkRouterName(deps.db, values.name);
   },
 };
 
-const base = resourceService(transitRouterEntity, {
-  extras: () => ({ enrollment: routerEnrollmentSummary('transit') }),
+/** Lists and details read every router, edge routers included (src/db/router-list.ts). */
+const reads = resourceService(listedRouterEntity, {
+  extras: () => ({ enrollment: routerEnrollmentSummary('transit', allRouters.id) }),
   render: (r) => renderTransitRouter(r.row, routerEnrollmentFields(r.enrollment)),
-  create: createHooks,
+});
+
+const writes = resourceService(transitRouterEntity, {
+  render: () => undefined,
+  update: {
+    async check(deps, values, existing) {
+      if (values.name !== existing.name) await checkRouterName(deps.db, values.name, existing.id);
+    },
+  },
   // Deleting a router deletes its terminators (§9.4) and its enrollments.
   remove: { cascade: (deps, existing) => [terminatorsOfRouter(deps.db, existing.id), routerEnrollmentsRemoval(deps, 'transit', existing.id)] },
 });
 
+/** 409 for an edge router: it is changed through `/edge-routers` only, as the controller refuses a router of another kind here. */
+async function refusingEdgeRouter(deps: Deps, id: string, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 'NOT_FOUND' && (await isEdgeRouter(deps.db, id))) throw new ApiError('CAN_NOT_UPDATE_ROUTER');
+    throw e;
+  }
+}
+
 /**
  * Transit routers (§9.3), `/transit-routers` and `/routers`: CRUD with a `trott` enrollment written in the
- * create's batch (reference auth-and-pki §5.1, §5.8), its sealed JWT opened after rendering.
+ * create's batch (reference auth-and-pki §5.1, §5.8), its sealed JWT opened after rendering. Lists and
+ * details show every router; an edge router here cannot be updated (409), and deleting it deletes the edge
+ * router, as deleting a router does in the controller.
  */
 export const transitRouterService: ResourceService<RouterDetail, RouterCreate, RouterPatch> = {
-  ...base,
-  ...finishedAfterRender(base, openRouterEnrollments),
+  ...reads,
+  ...finishedAfterRender(reads, openRouterEnrollments),
   async create(deps, body) {
     // The id is chosen first: the enrollment JWT names it as its subject.
     const id = transitRouterEntity.newId();
     const enrollment = await prepareRouterEnrollment(deps, 'transit', id);
-    return createEntity(deps, { ...transitRouterEntity, newId: () => id }, body, { ...createHooks, statements: (d) => [enrollment.statement(d)] });
+    return mappingRouterName(body?.name, () => createEntity(deps, { ...transitRouterEntity, newId: () => id }, body, { ...createHooks, statements: (d) => [enrollment.statement(d)] }));
+  },
+  update: (deps, id, body, mode) => refusingEdgeRouter(deps, id, () => mappingRouterName(body?.name ?? undefined, () => writes.update(deps, id, body, mode))),
+  async remove(deps, id) {
+    try {
+      await writes.remove(deps, id);
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'NOT_FOUND' && (await isEdgeRouter(deps.db, id))) return edgeRouterService.remove(deps, id);
+      throw e;
+    }
   },
 };

@@ -106,6 +106,26 @@ const routersTerminatorsSuite: Suite = ({ client }) => {
   });
 
   describe('terminators', () => {
+    it("filters on the controller's terminator symbols: instanceId, service.name, router.name across both router kinds; cost and precedence are not public", async () => {
+      const svcName = uniqueName('svc');
+      const sid = id(await admin.ok('createService', { body: { name: svcName, encryptionRequired: true } }));
+      const erName = uniqueName('er');
+      const trName = uniqueName('tr');
+      const er = id(await admin.ok('createEdgeRouter', { body: { name: erName } }));
+      const tr = id(await admin.ok('createTransitRouter', { body: { name: trName } }));
+      const onEdge = id(await admin.ok('createTerminator', { body: { service: sid, router: er, address: 'tcp:10.0.0.1:80', binding: 'transport', identity: 'inst-1', cost: 4 } }));
+      const onTransit = id(await admin.ok('createTerminator', { body: { service: sid, router: tr, address: 'tcp:10.0.0.2:80', binding: 'transport' } }));
+      const ids = async (filter: string) => (await admin.ok('listTerminators', { query: { filter, sort: 'address' } })).data.map((t) => t.id);
+      expect(await ids(`service.name = "${svcName}"`)).toEqual([onEdge, onTransit]);
+      expect(await ids(`router.name = "${erName}"`)).toEqual([onEdge]);
+      expect(await ids(`router.name = "${trName}"`)).toEqual([onTransit]);
+      expect(await ids(`service.name = "${svcName}" and instanceId = "inst-1"`)).toEqual([onEdge]);
+      expect(await ids(`service.name = "${svcName}" and hostId = null and sourceCtrl = null`)).toEqual([onEdge, onTransit]);
+      for (const filter of ['cost = 4', 'precedence = "default"', 'identity = "inst-1"']) {
+        expectError(await admin.call('listTerminators', { query: { filter } }), 400, 'INVALID_FILTER');
+      }
+    });
+
     it('creates, defaults the binding from the address, keeps the service, and goes with its service or router', async () => {
       const sid = id(await admin.ok('createService', { body: { name: uniqueName('svc'), encryptionRequired: true } }));
       const er = id(await admin.ok('createEdgeRouter', { body: { name: uniqueName('er') } }));

@@ -1,6 +1,7 @@
 import { defineEntity } from '../../crud/entity.js';
 import { commonFields } from '../../crud/list-query.js';
 import { terminators } from '../../db/schema/index.js';
+import { absentField, routerNameOfTerminator, serviceNameOfTerminator } from './repo.js';
 import type { TerminatorCreate } from '../../generated/management-types.js';
 import { entityId } from '../../lib/ids.js';
 
@@ -11,15 +12,20 @@ export const terminatorEntity = defineEntity<TerminatorCreate>()({
   entity: 'terminator',
   collection: 'terminators',
   table: terminators,
+  // The controller's public symbols (§1.6): the JSON `identity` is `instanceId`; `cost` and `precedence` are
+  // not filterable; `service.name` and `router.name` reach through to the named entity. `hostId` and
+  // `sourceCtrl` are set only on terminators routers create, so here they are always absent (null).
   fields: {
     ...commonFields(terminators),
     service: { type: 'string', sql: terminators.serviceId },
     router: { type: 'string', sql: terminators.routerId },
     binding: { type: 'string', sql: terminators.binding },
     address: { type: 'string', sql: terminators.address },
-    identity: { type: 'string', sql: terminators.identity },
-    cost: { type: 'number', sql: terminators.cost },
-    precedence: { type: 'string', sql: terminators.precedence },
+    instanceId: { type: 'string', sql: terminators.identity },
+    hostId: { type: 'string', sql: absentField },
+    sourceCtrl: { type: 'string', sql: absentField },
+    'service.name': { type: 'string', sql: serviceNameOfTerminator },
+    'router.name': { type: 'string', sql: routerNameOfTerminator },
   },
   props: {
     router: { column: 'routerId', kind: 'string' },

@@ -1,23 +1,23 @@
 import { eq, sql } from 'drizzle-orm';
 import { qualified as q, type Statement } from '../../crud/repo.js';
 import type { Db } from '../../db/client.js';
-import { edgeRouters, services, terminators, transitRouters } from '../../db/schema/index.js';
+import { allRouters } from '../../db/router-list.js';
+import { services, terminators } from '../../db/schema/index.js';
+
+/** The names of the terminator's service and router (of either kind): filter fields and entityRef names. */
+export const serviceNameOfTerminator = sql<string | null>`(SELECT ${q(services.name)} FROM ${services} WHERE ${q(services.id)} = ${q(terminators.serviceId)})`;
+export const routerNameOfTerminator = sql<string | null>`(SELECT ${q(allRouters.name)} FROM ${allRouters} WHERE ${q(allRouters.id)} = ${q(terminators.routerId)})`;
+/** A field no terminator here has (set only on terminators routers create). */
+export const absentField = sql<null>`NULL`;
 
 /** The names of the service and router, selected with each terminator for their entityRefs. */
 export function terminatorExtras() {
-  return {
-    serviceName: sql<string | null>`(SELECT ${q(services.name)} FROM ${services} WHERE ${q(services.id)} = ${q(terminators.serviceId)})`,
-    routerName: sql<string | null>`coalesce((SELECT ${q(edgeRouters.name)} FROM ${edgeRouters} WHERE ${q(edgeRouters.id)} = ${q(terminators.routerId)}), (SELECT ${q(transitRouters.name)} FROM ${transitRouters} WHERE ${q(transitRouters.id)} = ${q(terminators.routerId)}))`,
-  };
+  return { serviceName: serviceNameOfTerminator, routerName: routerNameOfTerminator };
 }
 
 /** An edge or transit router with this id exists. */
 export async function routerExists(db: Db, id: string): Promise<boolean> {
-  const [a, b] = await Promise.all([
-    db.select({ id: edgeRouters.id }).from(edgeRouters).where(eq(edgeRouters.id, id)).limit(1),
-    db.select({ id: transitRouters.id }).from(transitRouters).where(eq(transitRouters.id, id)).limit(1),
-  ]);
-  return a.length + b.length > 0;
+  return (await db.select({ id: allRouters.id }).from(allRouters).where(eq(allRouters.id, id)).limit(1)).length > 0;
 }
 
 export async function serviceExists(db: Db, id: string): Promise<boolean> {

@@ -13,7 +13,7 @@ import {
 import { fieldError, messageError } from '../errors.js';
 import type { ReadAhead } from '../db/list-page.js';
 
-export { commonFields, jsonArraySet, type FieldMap } from '../lib/zitiql/index.js';
+export { commonFields, constantField, jsonArraySet, linkedSet, type FieldMap } from '../lib/zitiql/index.js';
 
 /** Paging constants of the reference controller (section 1.2). */
 export const DEFAULT_LIMIT = 10;

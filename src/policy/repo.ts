@@ -221,6 +221,11 @@ export function linkedToPolicy(role: Role, policyId: string): SQL {
   return sql`${q(e.id)} IN (SELECT ${q(policyLinks.entityId)} FROM ${policyLinks} WHERE ${q(policyLinks.policyId)} = ${policyId} AND ${q(policyLinks.role)} = ${role})`;
 }
 
+/** The ids of the entities of `role` the policy in `policyId` matches, as a `value` column (filter sets). */
+export function entitiesOfPolicy(policyId: SQLiteColumn, role: Role): SQL {
+  return sql`SELECT ${q(policyLinks.entityId)} AS value FROM ${policyLinks} WHERE ${q(policyLinks.policyId)} = ${q(policyId)} AND ${q(policyLinks.role)} = ${role}`;
+}
+
 /** Restriction on a policy table: the policies whose `role` list matches the entity. */
 export function policiesLinkedTo(table: PolicyTable, role: Role, entityId: string): SQL {
   return sql`${q(table.id)} IN (SELECT ${q(policyLinks.policyId)} FROM ${policyLinks} WHERE ${q(policyLinks.entityId)} = ${entityId} AND ${q(policyLinks.role)} = ${role})`;

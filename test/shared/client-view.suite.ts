@@ -327,6 +327,11 @@ const clientViewSuite: Suite = ({ client, db, runtime }) => {
       expectNotFound(await a.session.api.call('deleteSession', { path: { id: sb } }), 'session', sb);
       const all = await admin.ok('listSessions', { query: { filter: `id in ["${sa}", "${sb}"]` } });
       expect(all.data.map((s) => s.id).sort()).toEqual([sa, sb].sort());
+      // The controller's filter symbols (apiSession, service, type) and the JSON names; the token is not filterable.
+      for (const filter of [`apiSession = "${a.session.apiSessionId}"`, `apiSessionId = "${a.session.apiSessionId}"`, `service = "${a.sid}" and type = "Dial"`, `serviceId = "${a.sid}"`]) {
+        expect((await admin.ok('listSessions', { query: { filter } })).data.map((s) => s.id)).toEqual([sa]);
+      }
+      expectError(await admin.call('listSessions', { query: { filter: 'token = "x"' } }), 400, 'INVALID_FILTER');
       await a.session.api.ok('deleteSession', { path: { id: sa } });
       await admin.ok('deleteSession', { path: { id: sb } });
       expect((await admin.ok('listSessions', { query: { filter: `id in ["${sa}", "${sb}"]` } })).data).toEqual([]);

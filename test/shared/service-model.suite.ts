@@ -212,6 +212,38 @@ const serviceModelSuite: Suite = ({ client }) => {
     });
   });
 
+  describe("the controller's filter symbols", () => {
+    it('services: configs (attached config ids)', async () => {
+      const cfg = await intercept();
+      const withConfig = await service({ configs: [cfg] });
+      const without = await service();
+      const ids = async (filter: string) => (await admin.ok('listServices', { query: { filter } })).data.map((s) => s.id);
+      expect(await ids(`anyOf(configs) = "${cfg}"`)).toEqual([withConfig]);
+      expect(await ids(`id in ["${withConfig}", "${without}"] and isEmpty(configs)`)).toEqual([without]);
+    });
+
+    it('service policies: type as a number (1 Dial, 2 Bind), identities and services they match', async () => {
+      const attr = uniqueName('attr');
+      const i = await identity([attr]);
+      const s = await service({ roleAttributes: [attr] });
+      const dial = id(await admin.ok('createServicePolicy', { body: { name: uniqueName('sp'), type: 'Dial', semantic: 'AnyOf', identityRoles: [`#${attr}`], serviceRoles: [`#${attr}`] } }));
+      const bind = id(await admin.ok('createServicePolicy', { body: { name: uniqueName('sp'), type: 'Bind', semantic: 'AnyOf', identityRoles: [`@${i}`], serviceRoles: [] } }));
+      const ids = async (filter: string) => (await admin.ok('listServicePolicies', { query: { filter, sort: 'type' } })).data.map((p) => p.id);
+      expect(await ids(`id in ["${dial}", "${bind}"] and type = 1`)).toEqual([dial]);
+      expect(await ids(`id in ["${dial}", "${bind}"] and type = 2`)).toEqual([bind]);
+      expect(await ids(`id in ["${dial}", "${bind}"]`)).toEqual([dial, bind]);
+      expect(await ids(`anyOf(identities) = "${i}"`)).toEqual([dial, bind]);
+      expect(await ids(`anyOf(services) = "${s}"`)).toEqual([dial]);
+      expectError(await admin.call('listServicePolicies', { query: { filter: 'type = "Dial"' } }), 400, 'INVALID_FILTER');
+    });
+
+    it('edge routers: connected and online, never true here', async () => {
+      const er = await router();
+      expect((await admin.ok('listEdgeRouters', { query: { filter: `id = "${er}" and online = false and connected = false` } })).data.map((r) => r.id)).toEqual([er]);
+      expect((await admin.ok('listEdgeRouters', { query: { filter: `id = "${er}" and (online = true or connected)` } })).data).toEqual([]);
+    });
+  });
+
   describe('concurrent writes', () => {
     it('keeps a policy\'s links equal to its stored lists after 30 concurrent PATCHes', async () => {
       const tag = uniqueName('c');

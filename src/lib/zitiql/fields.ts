@@ -1,5 +1,5 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import type { FieldMap, FieldType, SetField } from './compiler.js';
+import type { FieldMap, FieldType, ScalarField, SetField } from './compiler.js';
 
 /**
  * A set field over a JSON array TEXT column (role attributes, role lists). A corrupt value reads as an empty
@@ -7,6 +7,19 @@ import type { FieldMap, FieldType, SetField } from './compiler.js';
  */
 export function jsonArraySet(column: SQL | SQLWrapper, type: FieldType = 'string'): SetField {
   return { type, set: true, values: sql`json_each(CASE WHEN json_valid(${column}) THEN ${column} ELSE '[]' END)` };
+}
+
+/** A set field over a sub-query yielding a `value` column, such as the ids of linked rows. */
+export function linkedSet(values: SQL, type: FieldType = 'string'): SetField {
+  return { type, set: true, values: sql`(${values})` };
+}
+
+/**
+ * A field with one value on every row: one this controller never holds (a router's live state, fields set
+ * only on records routers create), public because the controller's is, so that filters naming it work.
+ */
+export function constantField(type: FieldType, value: boolean | null): ScalarField {
+  return { type, sql: value === null ? sql`NULL` : value ? sql`1` : sql`0` };
 }
 
 /** The columns every entity table has (src/db/schema/common.ts). */

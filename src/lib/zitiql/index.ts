@@ -11,4 +11,4 @@ export {
   compileWhere,
   type FieldMap,
 } from './compiler.js';
-export { commonFields, jsonArraySet } from './fields.js';
+export { commonFields, constantField, jsonArraySet, linkedSet } from './fields.js';

@@ -1,5 +1,5 @@
 import { defineEntity } from '../../crud/entity.js';
-import { commonFields, jsonArraySet } from '../../crud/list-query.js';
+import { commonFields, constantField, jsonArraySet } from '../../crud/list-query.js';
 import { edgeRouters } from '../../db/schema/index.js';
 import type { EdgeRouterCreate } from '../../generated/management-types.js';
 import { shortId } from '../../lib/ids.js';
@@ -21,6 +21,9 @@ export const edgeRouterEntity = defineEntity<EdgeRouterCreate>()({
     isTunnelerEnabled: { type: 'bool', sql: edgeRouters.isTunnelerEnabled },
     isVerified: { type: 'bool', sql: edgeRouters.isVerified },
     fingerprint: { type: 'string', sql: edgeRouters.fingerprint },
+    // Live state in the controller; routers never connect here (docs/api-conventions.md), so always false.
+    connected: constantField('bool', false),
+    online: constantField('bool', false),
   },
   props: {
     name: { column: 'name', kind: 'name' },

@@ -1,5 +1,7 @@
 import { defineEntity } from '../../crud/entity.js';
-import { commonFields, jsonArraySet } from '../../crud/list-query.js';
+import { commonFields, jsonArraySet, linkedSet } from '../../crud/list-query.js';
+import { entitiesOfPolicy } from '../../policy/repo.js';
+import { policyTypeNumber } from './repo.js';
 import { servicePolicies } from '../../db/schema/index.js';
 import type { ServicePolicyCreate } from '../../generated/management-types.js';
 import { entityId } from '../../lib/ids.js';
@@ -14,11 +16,15 @@ export const servicePolicyEntity = defineEntity<ServicePolicyCreate>()({
   fields: {
     ...commonFields(servicePolicies),
     name: { type: 'string', sql: servicePolicies.name },
-    type: { type: 'string', sql: servicePolicies.type },
+    // A number in the controller's filters: `type = 1` (Dial), `type = 2` (Bind); `type = "Dial"` is a type error.
+    type: { type: 'number', sql: policyTypeNumber },
     semantic: { type: 'string', sql: servicePolicies.semantic },
     identityRoles: jsonArraySet(servicePolicies.identityRoles),
     serviceRoles: jsonArraySet(servicePolicies.serviceRoles),
     postureCheckRoles: jsonArraySet(servicePolicies.postureCheckRoles),
+    // The identities and services the policy matches (public in the controller for service policies only).
+    identities: linkedSet(entitiesOfPolicy(servicePolicies.id, 'identity')),
+    services: linkedSet(entitiesOfPolicy(servicePolicies.id, 'service')),
   },
   props: {
     name: { column: 'name', kind: 'name' },

@@ -1,5 +1,6 @@
 import { defineEntity } from '../../crud/entity.js';
-import { commonFields, jsonArraySet } from '../../crud/list-query.js';
+import { commonFields, jsonArraySet, linkedSet } from '../../crud/list-query.js';
+import { configIdsOfService } from './repo.js';
 import { services } from '../../db/schema/index.js';
 import type { ServiceCreate } from '../../generated/management-types.js';
 import { entityId } from '../../lib/ids.js';
@@ -21,6 +22,7 @@ export const serviceEntity = defineEntity<ServiceCreate>()({
     terminatorStrategy: { type: 'string', sql: services.terminatorStrategy },
     encryptionRequired: { type: 'bool', sql: services.encryptionRequired },
     maxIdleTimeMillis: { type: 'number', sql: services.maxIdleTimeMillis },
+    configs: linkedSet(configIdsOfService),
   },
   props: {
     name: { column: 'name', kind: 'name' },

@@ -10,6 +10,9 @@ import type { SessionIdentity, SessionRider } from '../../auth/session-repo.js';
 import { identityAccessColumns, identityAccessOf, identityGrantPolicies, identityGrantPolicyList, reachable, type BoundId, type IdentityServiceAccess, type ServiceWalk, type Walk } from '../../policy/repo.js';
 import { apiSessions, configs, configTypes, identities, identityServiceConfigs, policyLinks, serviceConfigs, serviceGrantSets, services } from '../../db/schema/index.js';
 
+/** The ids of the configs attached to the service, as a `value` column (the `configs` filter set). */
+export const configIdsOfService = sql`SELECT ${q(serviceConfigs.configId)} AS value FROM ${serviceConfigs} WHERE ${q(serviceConfigs.serviceId)} = ${q(services.id)}`;
+
 /**
  * Selected with each service row: its attached configs (type id and name, config id and data) and, for
  * the identity whose view is rendered, its config overrides and what it may do: the service's Dial/Bind

@@ -13,9 +13,13 @@ export const sessionEntity = defineEntity<SessionCreate>()({
   table: sessions,
   fields: {
     ...commonFields(sessions),
+    // The controller's symbols (`apiSession`, `service`, `type`; §1.6) and the JSON property names. The
+    // session token is a credential and is not filterable (as for API sessions, ADR 0001).
     type: { type: 'string', sql: sessions.type },
+    apiSession: { type: 'string', sql: sessions.apiSessionId },
     apiSessionId: { type: 'string', sql: sessions.apiSessionId },
     identityId: { type: 'string', sql: sessions.identityId },
+    service: { type: 'string', sql: sessions.serviceId },
     serviceId: { type: 'string', sql: sessions.serviceId },
   },
   props: {},

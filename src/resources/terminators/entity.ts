@@ -1,7 +1,7 @@
 import { defineEntity } from '../../crud/entity.js';
-import { commonFields } from '../../crud/list-query.js';
+import { commonFields, constantField } from '../../crud/list-query.js';
 import { terminators } from '../../db/schema/index.js';
-import { absentField, routerNameOfTerminator, serviceNameOfTerminator } from './repo.js';
+import { routerNameOfTerminator, serviceNameOfTerminator } from './repo.js';
 import type { TerminatorCreate } from '../../generated/management-types.js';
 import { entityId } from '../../lib/ids.js';
 
@@ -22,8 +22,8 @@ export const terminatorEntity = defineEntity<TerminatorCreate>()({
     binding: { type: 'string', sql: terminators.binding },
     address: { type: 'string', sql: terminators.address },
     instanceId: { type: 'string', sql: terminators.identity },
-    hostId: { type: 'string', sql: absentField },
-    sourceCtrl: { type: 'string', sql: absentField },
+    hostId: constantField('string', null),
+    sourceCtrl: constantField('string', null),
     'service.name': { type: 'string', sql: serviceNameOfTerminator },
     'router.name': { type: 'string', sql: routerNameOfTerminator },
   },

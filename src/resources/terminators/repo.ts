@@ -7,8 +7,6 @@ import { services, terminators } from '../../db/schema/index.js';
 /** The names of the terminator's service and router (of either kind): filter fields and entityRef names. */
 export const serviceNameOfTerminator = sql<string | null>`(SELECT ${q(services.name)} FROM ${services} WHERE ${q(services.id)} = ${q(terminators.serviceId)})`;
 export const routerNameOfTerminator = sql<string | null>`(SELECT ${q(allRouters.name)} FROM ${allRouters} WHERE ${q(allRouters.id)} = ${q(terminators.routerId)})`;
-/** A field no terminator here has (set only on terminators routers create). */
-export const absentField = sql<null>`NULL`;
 
 /** The names of the service and router, selected with each terminator for their entityRefs. */
 export function terminatorExtras() {

@@ -8,6 +8,12 @@ export type FieldType = 'string' | 'number' | 'datetime' | 'bool';
 export interface ScalarField {
   type: FieldType;
   sql: SQL | SQLWrapper;
+  /**
+   * The same field read as another type, used when a comparison's literal has that type: a service
+   * policy's `type` is the controller's number (`type = 2`) and, as clients also write it, its name
+   * (`type = "Bind"`). Sorting uses `sql`.
+   */
+  also?: { type: FieldType; sql: SQL | SQLWrapper };
 }
 
 /** A multi-valued field, filterable only through anyOf / allOf / count / isEmpty. */
@@ -201,6 +207,7 @@ interface ScalarTarget {
   kind: 'scalar';
   type: FieldType;
   sql: SQL | SQLWrapper;
+  also?: ScalarField['also'];
 }
 interface MapTarget {
   kind: 'map';
@@ -215,7 +222,8 @@ function operation(ctx: Ctx, e: Operation): Node {
     case 'field': {
       const target = resolveField(ctx, lhs.ident);
       if (target.kind === 'map') return mapPredicate(ctx, target, op);
-      return valuePredicate(ctx, target.sql, target.type, op, 'column');
+      const read = target.also && target.also.type !== target.type && rhsBaseType(op) === target.also.type ? target.also : target;
+      return valuePredicate(ctx, read.sql, read.type, op, 'column');
     }
     case 'anyOf':
     case 'allOf': {
@@ -415,7 +423,7 @@ function resolveField(ctx: Ctx, ident: Identifier): ScalarTarget | MapTarget {
   if (f) {
     if ('set' in f) throw new FilterError(`symbol '${ident.name}' is multi-valued: use anyOf(${ident.name}), allOf(${ident.name}), count(${ident.name}) or isEmpty(${ident.name})`);
     if (f.type === 'map') throw new FilterError(`symbol '${ident.name}' is a map: address one entry, e.g. ${ident.name}.key`);
-    return { kind: 'scalar', type: f.type, sql: f.sql };
+    return { kind: 'scalar', type: f.type, sql: f.sql, also: f.also };
   }
   const entry = mapEntry(ctx.fields, ident.name);
   if (entry) return entry;

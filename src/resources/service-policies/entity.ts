@@ -16,8 +16,9 @@ export const servicePolicyEntity = defineEntity<ServicePolicyCreate>()({
   fields: {
     ...commonFields(servicePolicies),
     name: { type: 'string', sql: servicePolicies.name },
-    // A number in the controller's filters: `type = 1` (Dial), `type = 2` (Bind); `type = "Dial"` is a type error.
-    type: { type: 'number', sql: policyTypeNumber },
+    // A number in the controller's filters (`type = 1` Dial, `type = 2` Bind); the Admin Console's type
+    // column filters by name (`type = "Dial"`), which the controller refuses and this accepts too.
+    type: { type: 'number', sql: policyTypeNumber, also: { type: 'string', sql: servicePolicies.type } },
     semantic: { type: 'string', sql: servicePolicies.semantic },
     identityRoles: jsonArraySet(servicePolicies.identityRoles),
     serviceRoles: jsonArraySet(servicePolicies.serviceRoles),

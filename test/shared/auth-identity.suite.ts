@@ -351,6 +351,10 @@ export default function authIdentitySuite({ client, db }: SuiteContext): void {
       expect(list.body.meta.pagination).toEqual({ limit: 10, offset: 0, totalCount: 1 });
       expect(list.body.meta.filterableFields).toEqual(expect.arrayContaining(['identity', 'ipAddress', 'lastActivityAt', 'mfaRequired']));
       expect(list.body.meta.filterableFields).not.toContain('token');
+      // The Admin Console's "last activity" column filter (`lastActivity`, beside the controller's `lastActivityAt`).
+      const since = `datetime(${new Date(Date.now() - 60_000).toISOString()})`;
+      const recent = await client().get(`${MGMT}/api-sessions?filter=${encodeURIComponent(`identity = "${user.identityId}" and lastActivity >= ${since} and lastActivityAt >= ${since}`)}`, admin);
+      expect(recent.body.data.map((s: { id: string }) => s.id)).toEqual([userSessionId]);
       const [item] = list.body.data;
       expect(item).toMatchObject({ id: userSessionId, identityId: user.identityId, authQueries: [], isMfaRequired: false, isMfaComplete: false });
       expect(item.identity).toMatchObject({ id: user.identityId, entity: 'identities' });

@@ -9,6 +9,8 @@ export const apiSessionFields: FieldMap = {
   ...commonFields(apiSessions),
   identity: { type: 'string', sql: apiSessions.identityId },
   lastActivityAt: { type: 'datetime', sql: apiSessions.lastActivityAt },
+  // Not a controller symbol: the Admin Console's API-session page filters its "last activity" column by it.
+  lastActivity: { type: 'datetime', sql: apiSessions.lastActivityAt },
   authenticator: { type: 'string', sql: apiSessions.authenticatorId },
   ipAddress: { type: 'string', sql: apiSessions.ipAddress },
   mfaComplete: { type: 'bool', sql: apiSessions.isMfaComplete },

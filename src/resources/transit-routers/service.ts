@@ -1,4 +1,4 @@
-import { createEntity, finishedAfterRender, resourceService, type ResourceService } from '../../crud/service.js';
+import { createEntity, deleteEntity, finishedAfterRender, resourceService, updateEntity, type DeleteHooks, type ResourceService, type UpdateHooks } from '../../crud/service.js';
 import { allRouters } from '../../db/router-list.js';
 import { openRouterEnrollments, routerEnrollmentFields } from '../../enrollment/render.js';
 import { prepareRouterEnrollment, routerEnrollmentsRemoval } from '../../enrollment/router.js';
@@ -27,16 +27,16 @@ const reads = resourceService(listedRouterEntity, {
   render: (r) => renderTransitRouter(r.row, routerEnrollmentFields(r.enrollment)),
 });
 
-const writes = resourceService(transitRouterEntity, {
-  render: () => undefined,
-  update: {
-    async check(deps, values, existing) {
-      if (values.name !== existing.name) await checkRouterName(deps.db, values.name, existing.id);
-    },
+const updateHooks: UpdateHooks<typeof transitRouterEntity.table, typeof transitRouterEntity.props, RouterPatch> = {
+  async check(deps, values, existing) {
+    if (values.name !== existing.name) await checkRouterName(deps.db, values.name, existing.id);
   },
-  // Deleting a router deletes its terminators (§9.4) and its enrollments.
-  remove: { cascade: (deps, existing) => [terminatorsOfRouter(deps.db, existing.id), routerEnrollmentsRemoval(deps, 'transit', existing.id)] },
-});
+};
+
+// Deleting a router deletes its terminators (§9.4) and its enrollments.
+const removeHooks: DeleteHooks<{ id: string }> = {
+  cascade: (deps, existing) => [terminatorsOfRouter(deps.db, existing.id), routerEnrollmentsRemoval(deps, 'transit', existing.id)],
+};
 
 /** 409 for an edge router: it is changed through `/edge-routers` only, as the controller refuses a router of another kind here. */
 async function refusingEdgeRouter(deps: Deps, id: string, write: () => Promise<void>): Promise<void> {
@@ -63,10 +63,10 @@ export const transitRouterService: ResourceService<RouterDetail, RouterCreate, R
     const enrollment = await prepareRouterEnrollment(deps, 'transit', id);
     return mappingRouterName(body?.name, () => createEntity(deps, { ...transitRouterEntity, newId: () => id }, body, { ...createHooks, statements: (d) => [enrollment.statement(d)] }));
   },
-  update: (deps, id, body, mode) => refusingEdgeRouter(deps, id, () => mappingRouterName(body?.name ?? undefined, () => writes.update(deps, id, body, mode))),
+  update: (deps, id, body, mode) => refusingEdgeRouter(deps, id, () => mappingRouterName(body?.name ?? undefined, () => updateEntity(deps, transitRouterEntity, id, body, mode, updateHooks))),
   async remove(deps, id) {
     try {
-      await writes.remove(deps, id);
+      await deleteEntity(deps, transitRouterEntity, id, removeHooks);
     } catch (e) {
       if (e instanceof ApiError && e.code === 'NOT_FOUND' && (await isEdgeRouter(deps.db, id))) return edgeRouterService.remove(deps, id);
       throw e;

@@ -2,7 +2,6 @@ import { and, eq, ne } from 'drizzle-orm';
 import { triggerRaised, uniqueError } from '../../crud/repo.js';
 import type { Db } from '../../db/client.js';
 import { allRouters, ROUTER_NAME_TAKEN } from '../../db/router-list.js';
-import { edgeRouters } from '../../db/schema/index.js';
 
 /**
  * Another router, edge or transit, already has this name: the two kinds share one name index in the
@@ -31,8 +30,4 @@ export async function mappingRouterName<T>(name: string | undefined, write: () =
     if (triggerRaised(e, ROUTER_NAME_TAKEN)) throw uniqueError('name', name ?? '');
     throw e;
   }
-}
-
-export async function isEdgeRouter(db: Db, id: string): Promise<boolean> {
-  return (await db.select({ id: edgeRouters.id }).from(edgeRouters).where(eq(edgeRouters.id, id)).limit(1)).length > 0;
 }

@@ -10,7 +10,8 @@ import { edgeRouterService } from '../edge-routers/service.js';
 import { terminatorsOfRouter } from '../terminators/repo.js';
 import { listedRouterEntity, transitRouterEntity } from './entity.js';
 import { renderTransitRouter } from './mapper.js';
-import { checkRouterName, isEdgeRouter, mappingRouterName } from './repo.js';
+import { checkRouterName, mappingRouterName } from './repo.js';
+import { edgeRouterExists } from '../edge-routers/repo.js';
 
 const createHooks = {
   // The create mapping of the controller takes only name, cost and noTraversal (§9.3): tags and disabled are dropped.
@@ -38,12 +39,15 @@ const removeHooks: DeleteHooks<{ id: string }> = {
   cascade: (deps, existing) => [terminatorsOfRouter(deps.db, existing.id), routerEnrollmentsRemoval(deps, 'transit', existing.id)],
 };
 
-/** 409 for an edge router: it is changed through `/edge-routers` only, as the controller refuses a router of another kind here. */
-async function refusingEdgeRouter(deps: Deps, id: string, write: () => Promise<void>): Promise<void> {
+/**
+ * Runs a write on the transit router `id`; when there is none and `id` is an edge router (listed here as
+ * a router of another kind), runs `onEdgeRouter` instead.
+ */
+async function orOnEdgeRouter(deps: Deps, id: string, write: () => Promise<void>, onEdgeRouter: () => Promise<void>): Promise<void> {
   try {
     await write();
   } catch (e) {
-    if (e instanceof ApiError && e.code === 'NOT_FOUND' && (await isEdgeRouter(deps.db, id))) throw new ApiError('CAN_NOT_UPDATE_ROUTER');
+    if (e instanceof ApiError && e.code === 'NOT_FOUND' && (await edgeRouterExists(deps.db, id))) return onEdgeRouter();
     throw e;
   }
 }
@@ -63,13 +67,14 @@ export const transitRouterService: ResourceService<RouterDetail, RouterCreate, R
     const enrollment = await prepareRouterEnrollment(deps, 'transit', id);
     return mappingRouterName(body?.name, () => createEntity(deps, { ...transitRouterEntity, newId: () => id }, body, { ...createHooks, statements: (d) => [enrollment.statement(d)] }));
   },
-  update: (deps, id, body, mode) => refusingEdgeRouter(deps, id, () => mappingRouterName(body?.name ?? undefined, () => updateEntity(deps, transitRouterEntity, id, body, mode, updateHooks))),
-  async remove(deps, id) {
-    try {
-      await deleteEntity(deps, transitRouterEntity, id, removeHooks);
-    } catch (e) {
-      if (e instanceof ApiError && e.code === 'NOT_FOUND' && (await isEdgeRouter(deps.db, id))) return edgeRouterService.remove(deps, id);
-      throw e;
-    }
-  },
+  // An edge router is changed through `/edge-routers` only: 409, as the controller refuses a router of another kind here.
+  update: (deps, id, body, mode) =>
+    orOnEdgeRouter(
+      deps,
+      id,
+      () => mappingRouterName(body?.name ?? undefined, () => updateEntity(deps, transitRouterEntity, id, body, mode, updateHooks)),
+      () => Promise.reject(new ApiError('CAN_NOT_UPDATE_ROUTER')),
+    ),
+  // Deleting an edge router here deletes it, as deleting a router does in the controller.
+  remove: (deps, id) => orOnEdgeRouter(deps, id, () => deleteEntity(deps, transitRouterEntity, id, removeHooks), () => edgeRouterService.remove(deps, id)),
 };

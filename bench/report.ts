@@ -34,6 +34,8 @@ export interface ScenarioResult {
   floorMeasurement?: Measurement;
   /** Scenario p50 / floor p50, and floor throughput / scenario throughput (both > 1 = slower than the floor). */
   floorRatio?: { p50: number; throughput: number };
+  /** `--sized-floor`: the read floor answering as many bytes as the scenario, measured in the same alternation, and the ratio to it. */
+  sizedFloor?: { bytes: number; measurement: Measurement; ratio: { p50: number; throughput: number } };
   /** Mean store statements per request over sequential requests after the load (Node only). */
   statementsPerRequest?: { reads: number; writes: number } | null;
   /** The probe's answer: status, size, and for lists the items returned and the total count. */
@@ -259,6 +261,22 @@ export function markdown(results: BenchResults): string {
   }
   if (results.runtimes.some((rt) => rt.scenarios.some((s) => s.session === 'store'))) {
     out.push('', '¹ API session written into the store: password login is not implemented yet.');
+  }
+
+  const sized = results.runtimes.flatMap((rt) => rt.scenarios.filter((s) => s.sizedFloor).map((s) => ({ rt, s, f: s.sizedFloor! })));
+  if (sized.length > 0) {
+    out.push(
+      '',
+      '`--sized-floor`: the read floor answering as many bytes as the row (its row padded), measured in the same alternation. ' +
+        '× read floor is the cost of the answer\'s size alone; × sized floor what the controller adds to it.',
+      '',
+      row(['runtime', 'scenario', 'answer bytes', 'sized floor req/s, p50 ms', 'sized floor × read floor', 'row × sized floor']),
+      row(Array(6).fill('---')),
+    );
+    for (const { rt, s, f } of sized) {
+      const floorP50 = s.floorMeasurement!.latencyMs.p50;
+      out.push(row([rt.runtime, s.name, String(f.bytes), `${rps(f.measurement.throughput)}, ${ms(f.measurement.latencyMs.p50)}`, (f.measurement.latencyMs.p50 / floorP50).toFixed(2), f.ratio.p50.toFixed(2)]));
+    }
   }
 
   out.push('', row(['figure', 'value']), row(['---', '---']));

@@ -33,6 +33,8 @@ const RESULTS_FILE = join(ROOT, 'bench/results/latest.json');
 const WATCHDOG_MS = 15 * 60_000;
 /** Sequential requests after each load run, over which statements per request are counted. */
 const STATEMENT_SAMPLES = 10;
+/** About what the read floor answers unpadded (its row in the envelope); a sized floor is measured only for bigger answers. */
+const FLOOR_READ_BYTES = 128;
 
 interface Options {
   size: SizeName;
@@ -44,20 +46,24 @@ interface Options {
   only?: string;
   /** Write a CPU profile of the controller for each scenario run (use with --only). */
   profile: boolean;
+  /** Also measure, with each read-floor scenario, the read floor answering as many bytes as the scenario. */
+  sizedFloor: boolean;
 }
 
 const USAGE = `usage: npm run bench -- [--size small|medium|many-services] [--runtime node|workerd|both]
-                        [--duration <s>] [--warmup <s>] [--rounds <n>] [--concurrency <n>] [--only <text>] [--profile]
+                        [--duration <s>] [--warmup <s>] [--rounds <n>] [--concurrency <n>] [--only <text>] [--profile] [--sized-floor]
   --size         model size (default small; many-services is the big one: 10,000 services, 16,000 identities)
   --runtime      node, workerd or both (default both)
   --duration     measured seconds per scenario, and as much again for its floor (default 4)
   --warmup       unmeasured seconds before each scenario and its floor (default 1)
   --rounds       slices the scenario and its floor alternate in (default 2)
   --concurrency  concurrent keep-alive connections (default 16)
-  --only         run only the scenarios whose name contains this text
+  --only         run only the scenarios whose name contains this text (texts separated by | : any of them)
   --profile      after each scenario, run its load alone under the CPU profiler (Node: the bench
                  process; workerd: the worker, through its inspector) and write
-                 bench/results/<runtime>-<scenario>.cpuprofile with a summary (combine with --only)`;
+                 bench/results/<runtime>-<scenario>.cpuprofile with a summary (combine with --only)
+  --sized-floor  with each scenario on the read floor, also measure that floor padded to the scenario's
+                 answer size, in the same alternation: what the answer's size alone costs`;
 
 function options(argv: string[]): Options {
   const { values } = parseArgs({
@@ -71,6 +77,7 @@ function options(argv: string[]): Options {
       concurrency: { type: 'string', default: '16' },
       only: { type: 'string' },
       profile: { type: 'boolean', default: false },
+      'sized-floor': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -100,6 +107,7 @@ function options(argv: string[]): Options {
     concurrency: Math.round(num('concurrency', values.concurrency!, 1, 256)),
     only: values.only,
     profile: values.profile ?? false,
+    sizedFloor: values['sized-floor'] ?? false,
   };
 }
 
@@ -227,7 +235,7 @@ class Bench {
       const env: ScenarioEnv = { size: opts.size, model, password: this.password, sessions, store: rt.store };
       const scenarios: ScenarioResult[] = [];
       for (const scenario of SCENARIOS) {
-        if (opts.only && !scenario.name.includes(opts.only)) continue;
+        if (opts.only && !opts.only.split('|').some((text) => scenario.name.includes(text))) continue;
         scenarios.push(await this.runScenario(rt, client, scenario, env, floors));
       }
       return { runtime: rt.name, description: rt.description, startup: rt.startup, seed: model.entities, scenarios };
@@ -276,14 +284,23 @@ class Bench {
     }
     if (!Array.isArray(built)) return skipped(built.skip);
 
-    const [floor, m] = await this.measure([floors[scenario.floor], { target: rt.target, requests: built }], scenario.concurrency);
+    // The read floor answering as many bytes as the scenario, when asked for and when the answer is bigger.
+    const floorPhase = floors[scenario.floor];
+    const sized: LoadPhase | undefined =
+      this.opts.sizedFloor && scenario.floor === 'read' && response && response.bytes > FLOOR_READ_BYTES
+        ? { target: floorPhase.target, requests: floorPhase.requests.map((r) => ({ ...r, path: `${r.path}?bytes=${response.bytes}` })) }
+        : undefined;
+    const phases = [floorPhase, { target: rt.target, requests: built }];
+    const [floor, m, sizedFloor] = await this.measure(sized ? [...phases, sized] : phases, scenario.concurrency);
     if (floor.errors > 0) throw new Error(`the ${scenario.floor} floor failed: ${floor.firstError}`);
+    if (sizedFloor && sizedFloor.errors > 0) throw new Error(`the sized ${scenario.floor} floor failed: ${sizedFloor.firstError}`);
     const result: ScenarioResult = {
       ...base,
       status: 'measured',
       measurement: m,
       floorMeasurement: floor,
       floorRatio: floorRatio(m, floor),
+      sizedFloor: sizedFloor && response ? { bytes: response.bytes, measurement: sizedFloor, ratio: floorRatio(m, sizedFloor) } : undefined,
       statementsPerRequest: rt.statements ? await this.countStatements(rt, client, built) : null,
       session: scenario.floor === 'hash' || scenario.floor === 'cert' ? undefined : env.sessions.via,
       response,
@@ -317,6 +334,7 @@ class Bench {
       `  ${scenario.name}: ${m.throughput.toFixed(0)} req/s, p50 ${m.latencyMs.p50.toFixed(2)} ms, ${result.floorRatio!.p50.toFixed(2)}x ${scenario.floor} floor (${floor.throughput.toFixed(0)} req/s, p50 ${floor.latencyMs.p50.toFixed(2)} ms)` +
         (st ? `, ${st.reads.toFixed(1)} reads + ${st.writes.toFixed(1)} writes/req` : '') +
         (response?.items !== undefined ? `, ${response.items} items of ${response.totalCount ?? '?'}` : '') +
+        (result.sizedFloor ? `; ${result.sizedFloor.ratio.p50.toFixed(2)}x the read floor answering ${result.sizedFloor.bytes} bytes (${result.sizedFloor.measurement.throughput.toFixed(0)} req/s, p50 ${result.sizedFloor.measurement.latencyMs.p50.toFixed(2)} ms)` : '') +
         (m.errors ? `, ${m.errors} errors (first: ${m.firstError?.slice(0, 160)})` : ''),
     );
     return result;

@@ -159,6 +159,17 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // The request path alone: no session check and no store statement, an answer of about the size of
+    // the session rows'. What it costs above the read floor is what the app's pipeline (middleware,
+    // routing, envelope, headers) costs; every authenticated row pays it too.
+    name: 'version (no session, no store)',
+    operation: `GET ${CLIENT}/version`,
+    floor: 'read',
+    async build() {
+      return [{ method: 'GET', path: `${CLIENT}/version` }];
+    },
+  },
+  {
     name: 'current API session',
     operation: `GET ${CLIENT}/current-api-session`,
     floor: 'read',

@@ -1,7 +1,9 @@
 /**
  * The floor: a bare Hono app doing the least a request to this controller can do, against the same
  * store as the controller, on the same runtime, measured in the same run.
- * - `GET /__floor/read/:id`: one indexed SQLite read (an identity by primary key);
+ * - `GET /__floor/read/:id`: one indexed SQLite read (an identity by primary key); with `?bytes=N`, the
+ *   same read answered with `N` bytes (its row padded with spaces, precomputed per size): the floor of an
+ *   answer of that size (`--sized-floor`);
  * - `POST /__floor/login`: one indexed read (an authenticator by username) and one password
  *   verification with the controller's own hash function, the floor of a password login;
  * - `POST /__floor/cert-login`: the floor of a certificate login. The presented client certificate's
@@ -35,10 +37,19 @@ const INSERT_SESSION =
 
 export function floorApp(query: Query, cert?: CertFloor): Hono {
   const app = new Hono();
+  const pads = new Map<number, string>();
+  const utf8 = new TextEncoder();
   app.get('/__floor/read/:id', async (c) => {
     const rows = await query('SELECT id, name, role_attributes FROM identities WHERE id = ?', [c.req.param('id')]);
     if (rows.length === 0) return c.json({ error: { code: 'NOT_FOUND' } }, 404);
-    return c.json({ data: rows[0], meta: {} });
+    const bytes = Number(c.req.query('bytes') ?? 0);
+    if (!(bytes > 0 && bytes <= 16 * 1024 * 1024)) return c.json({ data: rows[0], meta: {} });
+    // JSON whitespace after the envelope: the answer is built and sent like any other, and its size is exact.
+    const text = JSON.stringify({ data: rows[0], meta: {} });
+    const fill = Math.max(0, bytes - utf8.encode(text).length);
+    let pad = pads.get(fill);
+    if (pad === undefined) pads.set(fill, (pad = ' '.repeat(fill)));
+    return c.body(text + pad, 200, { 'content-type': 'application/json' });
   });
   app.post('/__floor/login', async (c) => {
     const { username, password } = await c.req.json<{ username: string; password: string }>();

@@ -79,6 +79,12 @@ export function riddenValue<T>(ridden: RiddenValue | undefined, rider: SessionRi
 }
 
 const SESSION_GROUPS = { apiSession: sessionColumns, identity: sessionIdentityColumns, authPolicy: sessionPolicyColumns };
+/**
+ * The session's own 28 columns travel as one JSON array (`flatSelection`'s packing): on D1 each value
+ * of a result is carried and encoded on its own, and the lookup is the most frequent statement there is
+ * (docs/benchmarks.md, "Figures of the packed session read": 5–8 % on workerd's session rows). A rider's columns stay columns.
+ */
+const PACKED_GROUPS = Object.keys(SESSION_GROUPS);
 
 export interface SessionLookupRow {
   apiSession: Omit<ApiSessionRow, 'tokenHash'>;
@@ -101,7 +107,7 @@ export const ADMIN_CALLER: SQL = sql`EXISTS (SELECT 1 FROM ${apiSessions} AS zg 
 
 /** The lookup with a rider's columns after the session's: one statement, prepared once per database handle. */
 function lookupWith(rider: SessionRider<unknown> | undefined) {
-  const selection = flatSelection(rider ? { ...SESSION_GROUPS, ...rider.selection } : SESSION_GROUPS);
+  const selection = flatSelection(rider ? { ...SESSION_GROUPS, ...rider.selection } : SESSION_GROUPS, PACKED_GROUPS);
   const prepared = preparedPer((db) =>
     db
       .select(selection.fields as SelectedFields)

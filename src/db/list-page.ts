@@ -136,36 +136,57 @@ interface Slot {
 /**
  * The selection flattened in a fixed order, with what maps a value array back to the nested row drizzle's
  * `select(selection)` gives (null values stay null, others go through the column's or expression's decoder).
+ * The columns of the `packed` keys are selected as one JSON array value instead of one value each.
  */
-export function flatSelection(selection: Record<string, Column | SQL | SQLiteTable | Record<string, Column | SQL>>): { fields: Record<string, Column | SQL>; map: (values: unknown[]) => Record<string, unknown> } {
+export function flatSelection(
+  selection: Record<string, Column | SQL | SQLiteTable | Record<string, Column | SQL>>,
+  packed: readonly string[] = [],
+): { fields: Record<string, Column | SQL>; map: (values: unknown[]) => Record<string, unknown> } {
   const fields: Record<string, Column | SQL> = {};
   const slots: Slot[] = [];
-  const add = (group: string | null, key: string, field: Column | SQL) => {
+  const packedSlots: Slot[] = [];
+  const packedValues: SQL[] = [];
+  const add = (group: string | null, key: string, field: Column | SQL, pack: boolean) => {
     if (is(field, Column) && field.getSQLType() === 'blob') throw new Error(`kept lists select no BLOB column (${field.name})`);
     if (!is(field, Column) && !is(field, SQL)) throw new Error(`kept lists select columns, tables and SQL expressions (${key})`);
+    // An expression's decoder is what `.mapWith()` set (drizzle marks the property internal; it maps its own rows with it).
+    const slot = { group, key, decoder: is(field, Column) ? field : (field as unknown as { decoder: Slot['decoder'] }).decoder };
+    if (pack) {
+      if (!is(field, Column)) throw new Error(`only columns are packed (${key}): an expression's JSON would be nested, not quoted`);
+      packedSlots.push(slot);
+      packedValues.push(sql`${field}`);
+      return;
+    }
     // Aliased: the names of the columns a statement returns are then distinct, which a store that answers
     // rows as objects (D1's batch, `readTogether`) needs; values are mapped by position either way.
     const name = `f${slots.length}`;
     fields[name] = sql`${field}`.as(name) as unknown as SQL;
-    // An expression's decoder is what `.mapWith()` set (drizzle marks the property internal; it maps its own rows with it).
-    slots.push({ group, key, decoder: is(field, Column) ? field : (field as unknown as { decoder: Slot['decoder'] }).decoder });
+    slots.push(slot);
   };
   for (const [key, field] of Object.entries(selection)) {
-    if (is(field, SQLiteTable)) for (const [name, column] of Object.entries(getTableColumns(field))) add(key, name, column as Column);
-    else if (is(field, Column) || is(field, SQL)) add(null, key, field as Column | SQL);
+    const pack = packed.includes(key);
+    if (is(field, SQLiteTable)) for (const [name, column] of Object.entries(getTableColumns(field))) add(key, name, column as Column, pack);
+    else if (is(field, Column) || is(field, SQL)) add(null, key, field as Column | SQL, pack);
     // A nested object of columns, as `select({ group: { a: t.a, b: t.b } })` takes it.
-    else for (const [name, column] of Object.entries(field as Record<string, Column | SQL>)) add(key, name, column);
+    else for (const [name, column] of Object.entries(field as Record<string, Column | SQL>)) add(key, name, column, pack);
   }
-  const groups = [...new Set(slots.map((slot) => slot.group).filter((g): g is string => g !== null))];
+  // The packed columns as one JSON array, after the others: one value for the driver (and for D1, its
+  // result encoding) to carry instead of one per column. A column's value reads back as the driver gives
+  // it: SQLite writes integers, reals and text as JSON numbers and strings, NULL as null.
+  if (packedSlots.length > 0) fields[`f${slots.length}`] = sql`json_array(${sql.join(packedValues, sql`, `)})`.as(`f${slots.length}`) as unknown as SQL;
+  const groups = [...new Set([...slots, ...packedSlots].map((slot) => slot.group).filter((g): g is string => g !== null))];
+  const put = (out: Record<string, unknown>, { group, key, decoder }: Slot, raw: unknown) => {
+    const value = raw === null ? null : decoder.mapFromDriverValue(raw);
+    if (group === null) out[key] = value;
+    else (out[group] as Record<string, unknown>)[key] = value;
+  };
   const map = (values: unknown[]): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
     for (const g of groups) out[g] = {};
-    for (let i = 0; i < slots.length; i++) {
-      const { group, key, decoder } = slots[i];
-      const raw = values[i];
-      const value = raw === null ? null : decoder.mapFromDriverValue(raw);
-      if (group === null) out[key] = value;
-      else (out[group] as Record<string, unknown>)[key] = value;
+    for (let i = 0; i < slots.length; i++) put(out, slots[i], values[i]);
+    if (packedSlots.length > 0) {
+      const unpacked = JSON.parse(values[slots.length] as string) as unknown[];
+      for (let i = 0; i < packedSlots.length; i++) put(out, packedSlots[i], unpacked[i]);
     }
     return out;
   };

@@ -52,6 +52,29 @@ export default function authIdentitySuite({ client, db }: SuiteContext): void {
       }
     });
 
+    it('reads the session back exactly whatever its text holds (the session check packs its columns into one JSON value)', async () => {
+      const user = await newUser();
+      const admin = await client().login();
+      // Quotes, a backslash, a line separator, non-Latin-1 and an astral character: all escaped in JSON and read back as given.
+      const name = `${unique('Zoë')} "quoted" \\ back\\slash \u2028 ☃ 🚀`;
+      const renamed = await client().request(`${MGMT}/identities/${user.identityId}`, { method: 'PATCH', token: admin, body: { name } });
+      expect(renamed.status).toBe(200);
+      const reply = await client().request(`${CLIENT}/authenticate?method=password`, {
+        body: { username: user.username, password: user.password, configTypes: ['all'] },
+        headers: { 'cf-connecting-ip': '2001:db8::7' },
+      });
+      expect(reply.status).toBe(200);
+      const session = await client().get(`${CLIENT}/current-api-session`, reply.body.data.token);
+      expect(session.status).toBe(200);
+      const data = session.body.data;
+      expect(data.identity.name).toBe(name);
+      expect(data).toMatchObject({ id: reply.body.data.id, identityId: user.identityId, authenticatorId: user.authenticatorId, ipAddress: '2001:db8::7', configTypes: ['all'], tags: {} });
+      expect(data).toMatchObject({ isMfaRequired: false, isMfaComplete: false, isCertExtendable: false, createdAt: reply.body.data.createdAt });
+      expect(data).not.toHaveProperty('improperClientCertChain');
+      const me = await client().get(`${CLIENT}/current-identity`, reply.body.data.token);
+      expect(me.body.data).toMatchObject({ id: user.identityId, name, isAdmin: false, disabled: false, disabledAt: null });
+    });
+
     it('stores envInfo and sdkInfo from the login, replacing them as a whole', async () => {
       const user = await newUser();
       const body = { username: user.username, password: user.password, envInfo: { os: 'linux', arch: 'amd64', hostname: 'h1' }, sdkInfo: { type: 'ziti-sdk-golang', version: '1.1.1' } };

@@ -34,7 +34,7 @@ function d1Store(current: () => D1Database): SqlStore {
 }
 
 /** The SQL of every migration in drizzle/, in journal order, one statement at a time. */
-function migrationStatements(projectRoot: string): string[] {
+export function migrationStatements(projectRoot: string): string[] {
   const journal = JSON.parse(readFileSync(join(projectRoot, 'drizzle/meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
   return journal.entries.flatMap((e) =>
     readFileSync(join(projectRoot, 'drizzle', `${e.tag}.sql`), 'utf8')

@@ -128,10 +128,10 @@ async function run(
   c.set('operationId' as never, op.operationId as never);
   const deps = await runtime.deps(c.env);
   let address: string | undefined;
-  // The request's callbacks are methods, not `const f = () => …`: the bundle keeps function names
-  // (`keep_names`, which @peculiar/asn1-schema needs), and a named closure made on every request pays a
-  // `defineProperty` for its name (~1 % of a worker's CPU on the session rows, measured). None uses `this`, so each
-  // may be passed on alone.
+  // The request's callbacks are methods, not `const f = () => …`: where function names are kept (tsx on
+  // Node; the worker bundle no longer keeps them, wrangler.toml), a named closure made on every request
+  // pays a `defineProperty` for its name (~1 % of a worker's CPU on the session rows when it kept them).
+  // None uses `this`, so each may be passed on alone.
   const svc: ServiceContext = {
     deps,
     caller: undefined,

@@ -36,6 +36,8 @@ export interface ScenarioResult {
   floorRatio?: { p50: number; throughput: number };
   /** `--sized-floor`: the read floor answering as many bytes as the scenario, measured in the same alternation, and the ratio to it. */
   sizedFloor?: { bytes: number; measurement: Measurement; ratio: { p50: number; throughput: number } };
+  /** `--session-floor`: the session check's read answered as it comes, with the scenario's session, in the same alternation, and the ratio to it. */
+  sessionFloor?: { measurement: Measurement; ratio: { p50: number; throughput: number } };
   /** Mean store statements per request over sequential requests after the load (Node only). */
   statementsPerRequest?: { reads: number; writes: number } | null;
   /** The probe's answer: status, size, and for lists the items returned and the total count. */
@@ -276,6 +278,22 @@ export function markdown(results: BenchResults): string {
     for (const { rt, s, f } of sized) {
       const floorP50 = s.floorMeasurement!.latencyMs.p50;
       out.push(row([rt.runtime, s.name, String(f.bytes), `${rps(f.measurement.throughput)}, ${ms(f.measurement.latencyMs.p50)}`, (f.measurement.latencyMs.p50 / floorP50).toFixed(2), f.ratio.p50.toFixed(2)]));
+    }
+  }
+
+  const session = results.runtimes.flatMap((rt) => rt.scenarios.filter((s) => s.sessionFloor).map((s) => ({ rt, s, f: s.sessionFloor! })));
+  if (session.length > 0) {
+    out.push(
+      '',
+      '`--session-floor`: the session check\'s read with the row\'s session, answered as it comes, measured in the same alternation. ' +
+        '× read floor is what the read every authenticated request makes costs; × session floor what the controller adds to it.',
+      '',
+      row(['runtime', 'scenario', 'session floor req/s, p50 ms', 'session floor × read floor', 'row × session floor']),
+      row(Array(5).fill('---')),
+    );
+    for (const { rt, s, f } of session) {
+      const floorP50 = s.floorMeasurement!.latencyMs.p50;
+      out.push(row([rt.runtime, s.name, `${rps(f.measurement.throughput)}, ${ms(f.measurement.latencyMs.p50)}`, (f.measurement.latencyMs.p50 / floorP50).toFixed(2), f.ratio.p50.toFixed(2)]));
     }
   }
 

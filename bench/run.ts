@@ -48,10 +48,12 @@ interface Options {
   profile: boolean;
   /** Also measure, with each read-floor scenario, the read floor answering as many bytes as the scenario. */
   sizedFloor: boolean;
+  /** Also measure, with each read-floor scenario that sends a `zt-session`, the session floor with that session. */
+  sessionFloor: boolean;
 }
 
 const USAGE = `usage: npm run bench -- [--size small|medium|many-services] [--runtime node|workerd|both]
-                        [--duration <s>] [--warmup <s>] [--rounds <n>] [--concurrency <n>] [--only <text>] [--profile] [--sized-floor]
+                        [--duration <s>] [--warmup <s>] [--rounds <n>] [--concurrency <n>] [--only <text>] [--profile] [--sized-floor] [--session-floor]
   --size         model size (default small; many-services is the big one: 10,000 services, 16,000 identities)
   --runtime      node, workerd or both (default both)
   --duration     measured seconds per scenario, and as much again for its floor (default 4)
@@ -63,7 +65,10 @@ const USAGE = `usage: npm run bench -- [--size small|medium|many-services] [--ru
                  process; workerd: the worker, through its inspector) and write
                  bench/results/<runtime>-<scenario>.cpuprofile with a summary (combine with --only)
   --sized-floor  with each scenario on the read floor, also measure that floor padded to the scenario's
-                 answer size, in the same alternation: what the answer's size alone costs`;
+                 answer size, in the same alternation: what the answer's size alone costs
+  --session-floor  with each scenario on the read floor that sends a zt-session, also measure the
+                 session floor (the session check's read, answered as it comes) with that session,
+                 in the same alternation: what an authenticated request costs at the least`;
 
 function options(argv: string[]): Options {
   const { values } = parseArgs({
@@ -78,6 +83,7 @@ function options(argv: string[]): Options {
       only: { type: 'string' },
       profile: { type: 'boolean', default: false },
       'sized-floor': { type: 'boolean', default: false },
+      'session-floor': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -108,6 +114,7 @@ function options(argv: string[]): Options {
     only: values.only,
     profile: values.profile ?? false,
     sizedFloor: values['sized-floor'] ?? false,
+    sessionFloor: values['session-floor'] ?? false,
   };
 }
 
@@ -290,10 +297,16 @@ class Bench {
       this.opts.sizedFloor && scenario.floor === 'read' && response && response.bytes > FLOOR_READ_BYTES
         ? { target: floorPhase.target, requests: floorPhase.requests.map((r) => ({ ...r, path: `${r.path}?bytes=${response.bytes}` })) }
         : undefined;
-    const phases = [floorPhase, { target: rt.target, requests: built }];
-    const [floor, m, sizedFloor] = await this.measure(sized ? [...phases, sized] : phases, scenario.concurrency);
+    // The session floor with the scenario's own session, when asked for and when the scenario sends one.
+    const token = this.opts.sessionFloor && scenario.floor === 'read' ? built[0].headers?.['zt-session'] : undefined;
+    const session: LoadPhase | undefined = token ? { target: floorPhase.target, requests: [{ method: 'GET', path: '/__floor/session', headers: { 'zt-session': token } }] } : undefined;
+    const extra = [sized, session].filter((phase): phase is LoadPhase => phase !== undefined);
+    const [floor, m, ...measured] = await this.measure([floorPhase, { target: rt.target, requests: built }, ...extra], scenario.concurrency);
+    const sizedFloor = sized ? measured.shift() : undefined;
+    const sessionFloor = session ? measured.shift() : undefined;
     if (floor.errors > 0) throw new Error(`the ${scenario.floor} floor failed: ${floor.firstError}`);
     if (sizedFloor && sizedFloor.errors > 0) throw new Error(`the sized ${scenario.floor} floor failed: ${sizedFloor.firstError}`);
+    if (sessionFloor && sessionFloor.errors > 0) throw new Error(`the session floor failed: ${sessionFloor.firstError}`);
     const result: ScenarioResult = {
       ...base,
       status: 'measured',
@@ -301,6 +314,7 @@ class Bench {
       floorMeasurement: floor,
       floorRatio: floorRatio(m, floor),
       sizedFloor: sizedFloor && response ? { bytes: response.bytes, measurement: sizedFloor, ratio: floorRatio(m, sizedFloor) } : undefined,
+      sessionFloor: sessionFloor ? { measurement: sessionFloor, ratio: floorRatio(m, sessionFloor) } : undefined,
       statementsPerRequest: rt.statements ? await this.countStatements(rt, client, built) : null,
       session: scenario.floor === 'hash' || scenario.floor === 'cert' ? undefined : env.sessions.via,
       response,
@@ -335,6 +349,7 @@ class Bench {
         (st ? `, ${st.reads.toFixed(1)} reads + ${st.writes.toFixed(1)} writes/req` : '') +
         (response?.items !== undefined ? `, ${response.items} items of ${response.totalCount ?? '?'}` : '') +
         (result.sizedFloor ? `; ${result.sizedFloor.ratio.p50.toFixed(2)}x the read floor answering ${result.sizedFloor.bytes} bytes (${result.sizedFloor.measurement.throughput.toFixed(0)} req/s, p50 ${result.sizedFloor.measurement.latencyMs.p50.toFixed(2)} ms)` : '') +
+        (result.sessionFloor ? `; ${result.sessionFloor.ratio.p50.toFixed(2)}x the session floor (${result.sessionFloor.measurement.throughput.toFixed(0)} req/s, p50 ${result.sessionFloor.measurement.latencyMs.p50.toFixed(2)} ms)` : '') +
         (m.errors ? `, ${m.errors} errors (first: ${m.firstError?.slice(0, 160)})` : ''),
     );
     return result;

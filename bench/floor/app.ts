@@ -14,11 +14,15 @@
  *   one insert of the API-session row: a login must write its session. It is sent the scenario's body
  *   (the SDK's sdkInfo/envInfo) and reads it without parsing it (workerd does not reuse a connection
  *   whose request body was left unread).
+ * - `GET /__floor/session`: the read every authenticated request makes, answered as it comes: the API
+ *   session of the request's `zt-session` (its SHA-256 with the controller's own `hashSessionToken`) with
+ *   its identity and auth policy, the columns the controller's session check reads
+ *   (src/auth/session-repo.ts), packed into one value as it packs them (`--session-floor`).
  * Every scenario is reported as a ratio to one of them.
  */
 import { Hono, type Context } from 'hono';
 import { verifyPassword } from '../../src/auth/password.js';
-import { newSessionToken } from '../../src/auth/session-token.js';
+import { hashSessionToken, newSessionToken } from '../../src/auth/session-token.js';
 import { cuid } from '../../src/lib/ids.js';
 
 export type Query = (sql: string, args: (string | number)[]) => Promise<Record<string, unknown>[]>;
@@ -35,6 +39,14 @@ export interface CertFloor {
 const INSERT_SESSION =
   'INSERT INTO api_sessions (id, created_at, updated_at, tags, is_system, token_hash, identity_id, authenticator_id, ip_address, config_types, last_activity_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
+/** The session check's read, as the controller makes it (src/auth/session-repo.ts), written out. */
+const SESSION_CHECK = `SELECT json_array(s.id, s.created_at, s.updated_at, s.tags, s.is_system, s.identity_id, s.authenticator_id, s.ip_address,
+    s.config_types, s.is_mfa_required, s.is_mfa_complete, s.passed_mfa_at, s.is_cert_extendable, s.improper_client_cert_chain,
+    s.last_activity_at, i.id, i.name, i.type_id, i.is_admin, i.is_default_admin, i.auth_policy_id, i.disabled_at, i.disabled_until,
+    i.services_changed_at, p.id, p.name, p.require_totp, p.require_ext_jwt_signer) AS session
+  FROM api_sessions AS s JOIN identities AS i ON i.id = s.identity_id LEFT JOIN auth_policies AS p ON p.id = i.auth_policy_id
+  WHERE s.token_hash = ?`;
+
 export function floorApp(query: Query, cert?: CertFloor): Hono {
   const app = new Hono();
   const pads = new Map<number, string>();
@@ -50,6 +62,12 @@ export function floorApp(query: Query, cert?: CertFloor): Hono {
     let pad = pads.get(fill);
     if (pad === undefined) pads.set(fill, (pad = ' '.repeat(fill)));
     return c.body(text + pad, 200, { 'content-type': 'application/json' });
+  });
+  app.get('/__floor/session', async (c) => {
+    const token = c.req.header('zt-session');
+    const rows = token ? await query(SESSION_CHECK, [await hashSessionToken(token)]) : [];
+    if (rows.length === 0) return c.json({ error: { code: 'UNAUTHORIZED' } }, 401);
+    return c.json({ data: rows[0], meta: {} });
   });
   app.post('/__floor/login', async (c) => {
     const { username, password } = await c.req.json<{ username: string; password: string }>();

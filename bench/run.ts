@@ -358,11 +358,11 @@ class Bench {
   /** Statements per request over a few sequential requests, deferred writes included. */
   private async countStatements(rt: RuntimeUnderTest, client: Client, requests: RequestSpec[]): Promise<{ reads: number; writes: number }> {
     await sleep(200); // let deferred work of the load run finish
-    const before = rt.statements!.snapshot();
-    for (let i = 0; i < STATEMENT_SAMPLES; i++) await client.send(requests[i % requests.length]);
-    await sleep(100);
-    const after = rt.statements!.snapshot();
-    return { reads: (after.reads - before.reads) / STATEMENT_SAMPLES, writes: (after.writes - before.writes) / STATEMENT_SAMPLES };
+    const counted = await rt.statements!.during(async () => {
+      for (let i = 0; i < STATEMENT_SAMPLES; i++) await client.send(requests[i % requests.length]);
+      await sleep(100);
+    });
+    return { reads: counted.reads / STATEMENT_SAMPLES, writes: counted.writes / STATEMENT_SAMPLES };
   }
 
   async cleanup(): Promise<void> {

@@ -49,13 +49,24 @@ function libsqlStore(client: LibsqlClient): SqlStore {
 export async function startNodeRuntime(runDir: string): Promise<RuntimeUnderTest> {
   const dataDir = join(runDir, 'node');
   mkdirSync(dataDir);
-  const counts = { reads: 0, writes: 0 };
+  let counts: { reads: number; writes: number } | undefined;
   const count = (sql: string) => {
+    if (!counts) return;
     const kind = statementKind(sql);
     if (kind === 'read') counts.reads++;
     else if (kind === 'write') counts.writes++;
   };
-  const statements: StatementCounter = { snapshot: () => ({ ...counts }) };
+  const statements: StatementCounter = {
+    async during(work) {
+      const counted = (counts = { reads: 0, writes: 0 });
+      try {
+        await work();
+      } finally {
+        counts = undefined;
+      }
+      return counted;
+    },
+  };
 
   const started = performance.now();
   const controller = await startController(

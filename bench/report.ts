@@ -265,37 +265,32 @@ export function markdown(results: BenchResults): string {
     out.push('', '¹ API session written into the store: password login is not implemented yet.');
   }
 
-  const sized = results.runtimes.flatMap((rt) => rt.scenarios.filter((s) => s.sizedFloor).map((s) => ({ rt, s, f: s.sizedFloor! })));
-  if (sized.length > 0) {
-    out.push(
-      '',
-      '`--sized-floor`: the read floor answering as many bytes as the row (its row padded), measured in the same alternation. ' +
-        '× read floor is the cost of the answer\'s size alone; × sized floor what the controller adds to it.',
-      '',
-      row(['runtime', 'scenario', 'answer bytes', 'sized floor req/s, p50 ms', 'sized floor × read floor', 'row × sized floor']),
-      row(Array(6).fill('---')),
-    );
-    for (const { rt, s, f } of sized) {
-      const floorP50 = s.floorMeasurement!.latencyMs.p50;
-      out.push(row([rt.runtime, s.name, String(f.bytes), `${rps(f.measurement.throughput)}, ${ms(f.measurement.latencyMs.p50)}`, (f.measurement.latencyMs.p50 / floorP50).toFixed(2), f.ratio.p50.toFixed(2)]));
+  // The extra floors measured with a row, each in a table of its own: the floor against the read floor, the row against it.
+  const extraFloor = (note: string, columns: string[], cells: (s: ScenarioResult) => { floor: Measurement; ratio: number; lead?: string } | undefined) => {
+    const rows = results.runtimes.flatMap((rt) => rt.scenarios.flatMap((s) => {
+      const c = cells(s);
+      return c ? [{ rt, s, c }] : [];
+    }));
+    if (rows.length === 0) return;
+    out.push('', note, '', row(['runtime', 'scenario', ...columns]), row(Array(columns.length + 2).fill('---')));
+    for (const { rt, s, c } of rows) {
+      const floor = `${rps(c.floor.throughput)}, ${ms(c.floor.latencyMs.p50)}`;
+      const ratios = [(c.floor.latencyMs.p50 / s.floorMeasurement!.latencyMs.p50).toFixed(2), c.ratio.toFixed(2)];
+      out.push(row([rt.runtime, s.name, ...(c.lead === undefined ? [] : [c.lead]), floor, ...ratios]));
     }
-  }
-
-  const session = results.runtimes.flatMap((rt) => rt.scenarios.filter((s) => s.sessionFloor).map((s) => ({ rt, s, f: s.sessionFloor! })));
-  if (session.length > 0) {
-    out.push(
-      '',
-      '`--session-floor`: the session check\'s read with the row\'s session, answered as it comes, measured in the same alternation. ' +
-        '× read floor is what the read every authenticated request makes costs; × session floor what the controller adds to it.',
-      '',
-      row(['runtime', 'scenario', 'session floor req/s, p50 ms', 'session floor × read floor', 'row × session floor']),
-      row(Array(5).fill('---')),
-    );
-    for (const { rt, s, f } of session) {
-      const floorP50 = s.floorMeasurement!.latencyMs.p50;
-      out.push(row([rt.runtime, s.name, `${rps(f.measurement.throughput)}, ${ms(f.measurement.latencyMs.p50)}`, (f.measurement.latencyMs.p50 / floorP50).toFixed(2), f.ratio.p50.toFixed(2)]));
-    }
-  }
+  };
+  extraFloor(
+    '`--sized-floor`: the read floor answering as many bytes as the row (its row padded), measured in the same alternation. ' +
+      "× read floor is the cost of the answer's size alone; × sized floor what the controller adds to it.",
+    ['answer bytes', 'sized floor req/s, p50 ms', 'sized floor × read floor', 'row × sized floor'],
+    (s) => s.sizedFloor && { floor: s.sizedFloor.measurement, ratio: s.sizedFloor.ratio.p50, lead: String(s.sizedFloor.bytes) },
+  );
+  extraFloor(
+    "`--session-floor`: the session check's read with the row's session, answered as it comes, measured in the same alternation. " +
+      '× read floor is what the read every authenticated request makes costs; × session floor what the controller adds to it.',
+    ['session floor req/s, p50 ms', 'session floor × read floor', 'row × session floor'],
+    (s) => s.sessionFloor && { floor: s.sessionFloor.measurement, ratio: s.sessionFloor.ratio.p50 },
+  );
 
   out.push('', row(['figure', 'value']), row(['---', '---']));
   if (results.bundle) {

@@ -80,11 +80,14 @@ export interface Runtime {
   deps(env: unknown): Promise<Deps>;
   clientCertificate(request: Request, env: unknown): ClientCertificate | undefined;
   /**
-   * The body a GET request carries, which a fetch `Request` cannot (`GET /current-identity/mfa/recovery-codes`
-   * takes its code from one): Node reads the raw request. Unset: the request's own body, which Workers hand
-   * over when the client sent one.
+   * Reads the request's body whole, refusing more than `maxBytes` with `tooLarge()`. Node reads the raw
+   * request: a fetch `Request` body would make `@hono/node-server` build undici's `Request`, a web stream
+   * and an `AbortSignal` first, which cost more than the read (~12 % of a certificate login under load),
+   * and a GET body (`GET /current-identity/mfa/recovery-codes` takes its code from one), which a fetch
+   * `Request` cannot carry, is read there too. Unset: the request's own body stream, which Workers hand
+   * over for a GET as well when the client sent one.
    */
-  bodyOfGet?(request: Request, env: unknown): ReadableStream<Uint8Array> | null;
+  readBody?(request: Request, env: unknown, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array>;
   /** Lets work finish after the response is sent (Workers' waitUntil); Node simply lets the promise run. */
   waitUntil(promise: Promise<unknown>, executionCtx: unknown): void;
   /**

@@ -11,8 +11,8 @@ import { randomBytes, X509Certificate as NodeX509 } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TLSSocket } from 'node:tls';
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
-import { Readable, type Duplex } from 'node:stream';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { getRequestListener, serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Client } from '@libsql/client';
@@ -29,6 +29,7 @@ import { setJwksHostResolver } from './auth/ext-jwt/jwks.js';
 import { ERROR_META, errorResponse } from './http/envelope.js';
 import { ApiError, ERROR_CATALOGUE, type ErrorCode } from './errors.js';
 import { shortId } from './lib/ids.js';
+import { readCapped } from './lib/streams.js';
 import type { ClientCertificate, Deps, Logger, Runtime } from './deps.js';
 import { jsonLogger } from './observability/log.js';
 import { PrometheusMetrics } from './observability/metrics.js';
@@ -138,8 +139,8 @@ export async function startController(env: Record<string, string | undefined>, o
 
   const runtime: Runtime = {
     deps: () => depsPromise,
-    clientCertificate: (_req, bindings) => peerCertificate((bindings as { incoming?: IncomingMessage } | undefined)?.incoming),
-    bodyOfGet: (_req, bindings) => getBody((bindings as { incoming?: IncomingMessage } | undefined)?.incoming),
+    clientCertificate: (_req, bindings) => peerCertificate((bindings as NodeBindings | undefined)?.incoming),
+    readBody: (req, bindings, maxBytes, tooLarge) => readIncoming(bindings as NodeBindings | undefined, req, maxBytes, tooLarge),
     waitUntil: (promise) => void promise,
     remakeForHeaders: true,
   };
@@ -350,10 +351,62 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
-/** The body of a GET request, which the adapter leaves unread on the raw request: none unless one is declared. */
-function getBody(incoming: IncomingMessage | undefined): ReadableStream<Uint8Array> | null {
-  if (!incoming || (incoming.headers['content-length'] === undefined && incoming.headers['transfer-encoding'] === undefined)) return null;
-  return Readable.toWeb(incoming) as ReadableStream<Uint8Array>;
+const NO_BODY = new Uint8Array(0);
+
+/** What `@hono/node-server` hands the app as its bindings: the raw request and response. */
+interface NodeBindings {
+  incoming?: IncomingMessage;
+  outgoing?: ServerResponse;
+}
+
+/**
+ * A request's body read from the raw request, whole and bounded: a declared length over `maxBytes` is
+ * refused before reading, and reading stops as soon as the bytes pass it. A request that declares neither
+ * a length nor a chunked body has none (HTTP/1.1), whatever its method. Without the raw request (an
+ * `app.fetch` from a test), the fetch `Request`'s own body.
+ */
+function readIncoming(bindings: NodeBindings | undefined, request: Request, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
+  const incoming = bindings?.incoming;
+  if (!incoming) return readCapped(request.body, request.headers.get('content-length'), maxBytes, tooLarge);
+  const declared = incoming.headers['content-length'];
+  if (declared === undefined && incoming.headers['transfer-encoding'] === undefined) return Promise.resolve(NO_BODY);
+  // A refused body stays on the wire, unread: the connection closes after the answer instead of reading on.
+  const refuse = () => {
+    if (bindings.outgoing) bindings.outgoing.shouldKeepAlive = false;
+    return tooLarge();
+  };
+  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(refuse());
+  return new Promise((resolveBody, rejectBody) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const done = () => {
+      incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total > maxBytes) {
+        done();
+        incoming.pause();
+        rejectBody(refuse());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      const whole = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
+      resolveBody(new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength));
+    };
+    const onError = (error: Error) => {
+      done();
+      rejectBody(error);
+    };
+    const onClose = () => {
+      done();
+      rejectBody(new Error('the client closed the connection before the body was read'));
+    };
+    incoming.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
+  });
 }
 
 /** A request the Node adapter could not turn into a fetch Request, answered in the envelope. */

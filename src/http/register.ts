@@ -15,8 +15,7 @@ import type { OperationSpec } from './operation.js';
 import { iso } from '../lib/time.js';
 import { extend } from '../lib/objects.js';
 import { ADMIN_CALLER, loadBearerSession, loadSession, readsAhead, type RequestSession, type SessionRider } from './session.js';
-import { MAX_BODY_BYTES, mediaType, parseJsonBody, validateParams, zodIssueToError } from './validate.js';
-import { readCapped } from '../lib/streams.js';
+import { mediaType, parseJsonBody, readBodyCapped, validateParams, zodIssueToError } from './validate.js';
 
 export interface ApiDefinition {
   name: ApiName;
@@ -160,7 +159,7 @@ async function run(
     sessionRider = undefined;
     if (hasBody && access !== 'anonymous' && c.req.header('zt-session')) {
       try {
-        early = await readBody(c, op, bodySpec);
+        early = await readBody(c, op, bodySpec, runtime);
         riderParams = rider.params(early.parsed);
         if (riderParams) sessionRider = rider;
       } catch (e) {
@@ -207,8 +206,7 @@ async function run(
   let rawBody: Uint8Array = EMPTY;
   if (earlyError !== undefined) throw earlyError;
   if (early) ({ raw: rawBody, parsed: body } = early);
-  else if (hasBody) ({ raw: rawBody, parsed: body } = await readBody(c, op, bodySpec));
-  else if (bodySpec && method === 'GET') ({ raw: rawBody, parsed: body } = await readBody(c, op, bodySpec, runtime.bodyOfGet?.(c.req.raw, c.env) ?? c.req.raw.body));
+  else if (hasBody || (bodySpec && method === 'GET')) ({ raw: rawBody, parsed: body } = await readBody(c, op, bodySpec, runtime));
 
   // Input is validated even for operations not implemented yet, so bad input is always a 4xx.
   if (!handler) throw new ApiError('NOT_IMPLEMENTED', { code: 'NOT_IMPLEMENTED', message: `operation ${op.operationId} is not implemented` });
@@ -247,8 +245,8 @@ async function run(
 }
 
 /** The request's body, bounded, and its value parsed and validated against the operation's body schema. */
-async function readBody(c: Context, op: OperationSpec, bodySpec: BodySpec | undefined, stream = c.req.raw.body): Promise<{ raw: Uint8Array; parsed: unknown }> {
-  const raw = await readCapped(stream, c.req.header('content-length') ?? null, MAX_BODY_BYTES, () => new ApiError('REQUEST_TOO_LARGE'));
+async function readBody(c: Context, op: OperationSpec, bodySpec: BodySpec | undefined, runtime: Runtime): Promise<{ raw: Uint8Array; parsed: unknown }> {
+  const raw = await readBodyCapped(runtime, c.req.raw, c.env);
   return { raw, parsed: bodySpec ? parseBody(op, bodySpec, raw, c.req.header('content-type')) : undefined };
 }
 

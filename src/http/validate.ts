@@ -2,6 +2,7 @@ import type { $ZodIssue } from 'zod/v4/core';
 import { readCapped } from '../lib/streams.js';
 import { ApiError, causeValue, SECRET_FIELDS } from '../errors.js';
 import type { OperationSpec, ParamSpec } from './operation.js';
+import type { Runtime } from '../deps.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -60,9 +61,12 @@ function checkParamValue(p: ParamSpec, value: string): unknown {
   return value;
 }
 
-/** Reads a request body, refusing more than MAX_BODY_BYTES before buffering it all. */
-export function readBodyCapped(request: Request): Promise<Uint8Array> {
-  return readCapped(request.body, request.headers.get('content-length'), MAX_BODY_BYTES, () => new ApiError('REQUEST_TOO_LARGE'));
+const tooLarge = () => new ApiError('REQUEST_TOO_LARGE');
+
+/** Reads a request body through the runtime (`Runtime.readBody`), refusing more than MAX_BODY_BYTES before buffering it all. */
+export function readBodyCapped(runtime: Pick<Runtime, 'readBody'>, request: Request, env: unknown): Promise<Uint8Array> {
+  if (runtime.readBody) return runtime.readBody(request, env, MAX_BODY_BYTES, tooLarge);
+  return readCapped(request.body, request.headers.get('content-length'), MAX_BODY_BYTES, tooLarge);
 }
 
 /** The media type of a Content-Type header, lower-cased, without parameters. */

@@ -58,9 +58,9 @@ function merge(a: Params, b: Params): Params {
 }
 
 /** A form body (1 MiB at most); an empty map for other media types or no body. */
-async function formParams(c: Context): Promise<Params> {
+async function formParams(c: Context, runtime: Runtime): Promise<Params> {
   if (c.req.method === 'GET' || c.req.method === 'HEAD') return new Map();
-  const raw = await readBodyCapped(c.req.raw);
+  const raw = await readBodyCapped(runtime, c.req.raw, c.env);
   if (raw.byteLength === 0 || mediaType(c.req.header('content-type')) !== FORM) return new Map();
   return queryParams(`http://x/?${new TextDecoder().decode(raw)}`);
 }
@@ -148,8 +148,8 @@ function formLoginBody(form: Params): Record<string, unknown> {
 }
 
 /** The body of a login or TOTP POST: a form or JSON (anything else is 415); an empty body is an empty form. */
-async function loginBody(c: Context): Promise<Record<string, unknown>> {
-  const raw = await readBodyCapped(c.req.raw);
+async function loginBody(c: Context, runtime: Runtime): Promise<Record<string, unknown>> {
+  const raw = await readBodyCapped(runtime, c.req.raw, c.env);
   if (raw.byteLength === 0) return {};
   const media = mediaType(c.req.header('content-type'));
   if (media === FORM) return formLoginBody(queryParams(`http://x/?${new TextDecoder().decode(raw)}`));
@@ -240,7 +240,7 @@ export function oidcRoutes(runtime: Runtime): Hono {
     named(c, 'authorize');
     const svc = await context(c);
     try {
-      const params = merge(queryParams(c.req.url), await formParams(c));
+      const params = merge(queryParams(c.req.url), await formParams(c, runtime));
       const location = await authorize(svc, { params, base: await issuer(c), clientCertificate: () => runtime.clientCertificate(c.req.raw, c.env) });
       return redirect(location);
     } catch (e) {
@@ -266,7 +266,7 @@ export function oidcRoutes(runtime: Runtime): Hono {
       const htmlWanted = wantsHtml(c.req.header('accept'));
       let id: string | undefined;
       try {
-        const body = await loginBody(c);
+        const body = await loginBody(c, runtime);
         id = requestId(c, body);
         const state = await login(svc, { path: page as LoginPath, id, body: credentials(body), clientCertificate: () => runtime.clientCertificate(c.req.raw, c.env) });
         return loginAnswer(state, await issuer(c), htmlWanted);
@@ -293,7 +293,7 @@ export function oidcRoutes(runtime: Runtime): Hono {
     const htmlWanted = wantsHtml(c.req.header('accept'));
     let id: string | undefined;
     try {
-      const body = await loginBody(c);
+      const body = await loginBody(c, runtime);
       id = requestId(c, body);
       const code = typeof body.code === 'string' ? body.code : undefined;
       return loginAnswer(await loginTotp(svc, id, code), await issuer(c), htmlWanted);
@@ -333,7 +333,7 @@ export function oidcRoutes(runtime: Runtime): Hono {
     const svc = await context(c);
     try {
       if (mediaType(c.req.header('content-type')) !== FORM) throw new OAuthError('invalid_request', `the body must be ${FORM}`);
-      const body = await token(svc, { form: await formParams(c), basicClientId: basicClientId(c), issuer: await issuer(c) });
+      const body = await token(svc, { form: await formParams(c, runtime), basicClientId: basicClientId(c), issuer: await issuer(c) });
       return json(body, 200, NO_STORE);
     } catch (e) {
       if (e instanceof OAuthError) return oauthError(e);
@@ -348,7 +348,7 @@ export function oidcRoutes(runtime: Runtime): Hono {
       named(c, 'revoke');
       const svc = await context(c);
       try {
-        await revoke(svc, { form: await formParams(c), basicClientId: basicClientId(c), issuer: await issuer(c) });
+        await revoke(svc, { form: await formParams(c, runtime), basicClientId: basicClientId(c), issuer: await issuer(c) });
         return new Response(null, { status: 200, headers: { 'content-type': JSON_TYPE, ...NO_STORE } });
       } catch (e) {
         if (e instanceof OAuthError) return oauthError(e);
@@ -361,7 +361,7 @@ export function oidcRoutes(runtime: Runtime): Hono {
     named(c, 'introspect');
     const svc = await context(c);
     try {
-      return json(await introspect(svc, { form: await formParams(c), basicClientId: basicClientId(c), issuer: await issuer(c) }), 200, NO_STORE);
+      return json(await introspect(svc, { form: await formParams(c, runtime), basicClientId: basicClientId(c), issuer: await issuer(c) }), 200, NO_STORE);
     } catch (e) {
       if (e instanceof OAuthError) return oauthError(e);
       throw e;
@@ -371,7 +371,7 @@ export function oidcRoutes(runtime: Runtime): Hono {
   app.all('/userinfo', async (c) => {
     named(c, 'userinfo');
     const svc = await context(c);
-    const value = bearerCandidates(c.req.header('authorization'))[0] ?? (await formParams(c)).get('access_token')?.[0];
+    const value = bearerCandidates(c.req.header('authorization'))[0] ?? (await formParams(c, runtime)).get('access_token')?.[0];
     const info = await userinfo(svc, value);
     return info ? json(info, 200, NO_STORE) : plain('invalid or missing access token', 401, { 'www-authenticate': 'Bearer error="invalid_token"' });
   });
@@ -381,7 +381,7 @@ export function oidcRoutes(runtime: Runtime): Hono {
     named(c, 'endSession');
     const svc = await context(c);
     try {
-      const params = merge(queryParams(c.req.url), await formParams(c));
+      const params = merge(queryParams(c.req.url), await formParams(c, runtime));
       return redirect(await endSessionRequest(svc, { params, base: await issuer(c) }));
     } catch (e) {
       if (e instanceof OAuthError) return oauthError(e);

@@ -1,8 +1,10 @@
 /**
- * The bench scenarios' cost per request inside the process: each scenario's requests go straight to
- * the controller's `app.fetch` (no TLS, no sockets, no load generator), and the CPU time the process
- * spends per request is printed. Quicker and steadier than `npm run bench` for finding what a change
- * does to a scenario; run it under `node --cpu-prof` to profile one.
+ * The bench scenarios' cost per request inside the process: each scenario's requests go to the
+ * controller through the Node adapter's own request listener (`@hono/node-server`'s, as the HTTPS server
+ * calls it), as a Node `IncomingMessage` and `ServerResponse` with no socket under them (no TLS, no
+ * network, no load generator), and the CPU time the process spends per request is printed. Quicker and
+ * steadier than `npm run bench` for finding what a change does to a scenario; run it under
+ * `node --cpu-prof` to profile one.
  *
  *   npm run bench:in-process -- [scenario name text] [requests per round]
  *   npm run bench:in-process -- "=current API session"      # that scenario only (exact name)
@@ -14,6 +16,9 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { connect, createServer as createTlsServer, type TLSSocket } from 'node:tls';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,7 +73,7 @@ const env: ScenarioEnv = { size, model, password: PASSWORD, sessions, store };
 /**
  * A request's client certificate, as the Node adapter hands it to the app: the server side of a real TLS
  * connection on loopback (the certificate presented in its handshake, to a listener with the controller's
- * TLS options), passed as the adapter's `incoming` binding, from whose socket the app reads the peer chain
+ * TLS options), under the request's `IncomingMessage`, from whose socket the app reads the peer chain
  * (src/node.ts). The request itself does not travel over it. One connection per certificate, kept open.
  */
 const peers = new Map<string, TLSSocket>();
@@ -91,10 +96,53 @@ async function peerSocket(tls: ClientCert): Promise<TLSSocket> {
   return socket;
 }
 
-type Fetch = (request: Request, env: object) => Response | Promise<Response>;
+type Listener = ReturnType<typeof getRequestListener>;
+
+/** Under requests without a client certificate: the adapter reads only `encrypted` (the URL's scheme) from it. */
+const plainSocket = Object.assign(new Socket(), { encrypted: true });
+
+/**
+ * One request through `listener`, as the HTTPS server hands it over: the head and the whole body already
+ * received. The answer is taken from the `ServerResponse` as the adapter writes it (head, then body).
+ */
+function send(listener: Listener, r: RequestSpec, socket: Socket): Promise<{ status: number; text: string }> {
+  const request = new IncomingMessage(socket);
+  request.method = r.method;
+  request.url = r.path;
+  const headers: Record<string, string> = { host: 'localhost' };
+  for (const [name, value] of Object.entries(r.headers ?? {})) headers[name.toLowerCase()] = value;
+  if (r.body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(r.body));
+    request.push(r.body);
+  }
+  request.headers = headers;
+  request.rawHeaders = Object.entries(headers).flat();
+  request.push(null);
+  request.complete = true;
+  const response = new ServerResponse(request);
+  const chunks: Buffer[] = [];
+  const keep = (chunk: unknown) => {
+    if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(Buffer.from(chunk as string | Uint8Array));
+  };
+  return new Promise((resolve) => {
+    Object.assign(response, {
+      write(chunk: unknown) {
+        keep(chunk);
+        return true;
+      },
+      end(chunk?: unknown) {
+        keep(chunk);
+        resolve({ status: response.statusCode, text: Buffer.concat(chunks).toString('utf8') });
+        return response;
+      },
+    });
+    void listener(request, response);
+  });
+}
 
 /** Sends the requests in turn, twice: the first round warms the JIT and the statement cache, the second is the figure. */
-async function measure(name: string, fetch: Fetch, requests: RequestSpec[]): Promise<void> {
+async function measure(name: string, listener: Listener, requests: RequestSpec[]): Promise<void> {
   for (const round of ['warm-up', 'measured']) {
     const cpu = process.cpuUsage();
     const started = performance.now();
@@ -104,14 +152,10 @@ async function measure(name: string, fetch: Fetch, requests: RequestSpec[]): Pro
     for (let i = 0; i < perRound && !failed; i++) {
       const sent = performance.now();
       const r = requests[i % requests.length];
-      const headers: Record<string, string> = { ...(r.headers ?? {}) };
-      if (r.body && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-      const bindings = r.tls ? { incoming: { socket: await peerSocket(r.tls) } } : {};
-      const res = await fetch(new Request(`https://localhost${r.path}`, { method: r.method, headers, body: r.body }), bindings);
-      const text = await res.text();
+      const { status, text } = await send(listener, r, r.tls ? await peerSocket(r.tls) : plainSocket);
       walls.push(performance.now() - sent);
       bytes = text.length;
-      if (res.status >= 300) failed = `${res.status} ${text.slice(0, 200)}`;
+      if (status >= 300) failed = `${status} ${text.slice(0, 200)}`;
     }
     const used = process.cpuUsage(cpu);
     if (failed) console.log(`${name}: ${failed}`);
@@ -126,8 +170,10 @@ async function measure(name: string, fetch: Fetch, requests: RequestSpec[]): Pro
 // The read floor of `npm run bench` (a bare Hono app, one kept prepared read), measured the same way.
 const floorStore = nativeFloorQuery(join(dir, 'controller.db'));
 const floor = floorApp(floorStore.query);
-await measure('floor (read)', (request) => floor.fetch(request), model.identityIds.slice(0, 100).map((id) => ({ method: 'GET', path: `/__floor/read/${id}` })));
+await measure('floor (read)', getRequestListener(floor.fetch), model.identityIds.slice(0, 100).map((id) => ({ method: 'GET', path: `/__floor/read/${id}` })));
 
+// As src/node.ts builds the HTTPS server's listener (its error handler only answers requests the adapter refuses).
+const controllerListener = getRequestListener(controller.app.fetch);
 for (const scenario of SCENARIOS) {
   if (!(only.startsWith('=') ? scenario.name === only.slice(1) : scenario.name.includes(only)) || (scenario.sizes && !scenario.sizes.includes(size))) continue;
   const built = await scenario.build(env);
@@ -135,7 +181,7 @@ for (const scenario of SCENARIOS) {
     console.log(`${scenario.name}: skipped (${built.skip})`);
     continue;
   }
-  await measure(scenario.name, (request, e) => controller.app.fetch(request, e), built);
+  await measure(scenario.name, controllerListener, built);
 }
 floorStore.close();
 client.close();

@@ -3,7 +3,8 @@
  * store as the controller, on the same runtime, measured in the same run.
  * - `GET /__floor/read/:id`: one indexed SQLite read (an identity by primary key); with `?bytes=N`, the
  *   same read answered with `N` bytes (its row padded with spaces, precomputed per size): the floor of an
- *   answer of that size (`--sized-floor`);
+ *   answer of that size (`--sized-floor`); with `?work=N`, the same read after N µs of busy CPU: what a
+ *   controller's own work of that size costs under load (`npm run bench:work-floor`);
  * - `POST /__floor/login`: one indexed read (an authenticator by username) and one password
  *   verification with the controller's own hash function, the floor of a password login;
  * - `POST /__floor/cert-login`: the floor of a certificate login. The presented client certificate's
@@ -47,6 +48,12 @@ const SESSION_CHECK = `SELECT json_array(s.id, s.created_at, s.updated_at, s.tag
   FROM api_sessions AS s JOIN identities AS i ON i.id = s.identity_id LEFT JOIN auth_policies AS p ON p.id = i.auth_policy_id
   WHERE s.token_hash = ?`;
 
+/** Keeps the CPU busy for `micros` µs: a stand-in for work a controller does around the floor's read. */
+function spin(micros: number): void {
+  const until = performance.now() + micros / 1000;
+  while (performance.now() < until);
+}
+
 export function floorApp(query: Query, cert?: CertFloor): Hono {
   const app = new Hono();
   const pads = new Map<number, string>();
@@ -54,6 +61,8 @@ export function floorApp(query: Query, cert?: CertFloor): Hono {
   app.get('/__floor/read/:id', async (c) => {
     const rows = await query('SELECT id, name, role_attributes FROM identities WHERE id = ?', [c.req.param('id')]);
     if (rows.length === 0) return c.json({ error: { code: 'NOT_FOUND' } }, 404);
+    const work = Number(c.req.query('work') ?? 0);
+    if (work > 0 && work <= 10_000) spin(work);
     const bytes = Number(c.req.query('bytes') ?? 0);
     if (!(bytes > 0 && bytes <= 16 * 1024 * 1024)) return c.json({ data: rows[0], meta: {} });
     // JSON whitespace after the envelope: the answer is built and sent like any other, and its size is exact.

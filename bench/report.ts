@@ -38,6 +38,8 @@ export interface ScenarioResult {
   sizedFloor?: { bytes: number; measurement: Measurement; ratio: { p50: number; throughput: number } };
   /** `--session-floor`: the session check's read answered as it comes, with the scenario's session, in the same alternation, and the ratio to it. */
   sessionFloor?: { measurement: Measurement; ratio: { p50: number; throughput: number } };
+  /** `--login-rows-floor`: the cert floor writing a faithful login's three rows in one transaction, in the same alternation, and the ratio to it. */
+  loginRowsFloor?: { measurement: Measurement; ratio: { p50: number; throughput: number } };
   /** Mean store statements per request over sequential requests after the load (Node only). */
   statementsPerRequest?: { reads: number; writes: number } | null;
   /** The probe's answer: status, size, and for lists the items returned and the total count. */
@@ -290,6 +292,13 @@ export function markdown(results: BenchResults): string {
       '× read floor is what the read every authenticated request makes costs; × session floor what the controller adds to it.',
     ['session floor req/s, p50 ms', 'session floor × read floor', 'row × session floor'],
     (s) => s.sessionFloor && { floor: s.sessionFloor.measurement, ratio: s.sessionFloor.ratio.p50 },
+  );
+  extraFloor(
+    '`--login-rows-floor`: the cert floor writing the three rows a faithful certificate login writes (session, session certificate, ' +
+      "SDK info) in one transaction, measured in the same alternation. × cert floor is what the store's part of a login costs; " +
+      '× login-rows floor what the controller adds to it.',
+    ['login-rows floor req/s, p50 ms', 'login-rows floor × cert floor', 'row × login-rows floor'],
+    (s) => s.loginRowsFloor && { floor: s.loginRowsFloor.measurement, ratio: s.loginRowsFloor.ratio.p50 },
   );
 
   out.push('', row(['figure', 'value']), row(['---', '---']));

@@ -50,10 +50,13 @@ interface Options {
   sizedFloor: boolean;
   /** Also measure, with each read-floor scenario that sends a `zt-session`, the session floor with that session. */
   sessionFloor: boolean;
+  /** Also measure, with each cert-floor scenario, the cert floor writing the three rows a faithful login writes. */
+  loginRowsFloor: boolean;
 }
 
 const USAGE = `usage: npm run bench -- [--size small|medium|many-services] [--runtime node|workerd|both]
                         [--duration <s>] [--warmup <s>] [--rounds <n>] [--concurrency <n>] [--only <text>] [--profile] [--sized-floor] [--session-floor]
+                        [--login-rows-floor]
   --size         model size (default small; many-services is the big one: 10,000 services, 16,000 identities)
   --runtime      node, workerd or both (default both)
   --duration     measured seconds per scenario, and as much again for its floor (default 4)
@@ -68,7 +71,10 @@ const USAGE = `usage: npm run bench -- [--size small|medium|many-services] [--ru
                  answer size, in the same alternation: what the answer's size alone costs
   --session-floor  with each scenario on the read floor that sends a zt-session, also measure the
                  session floor (the session check's read, answered as it comes) with that session,
-                 in the same alternation: what an authenticated request costs at the least`;
+                 in the same alternation: what an authenticated request costs at the least
+  --login-rows-floor  with each scenario on the cert floor, also measure that floor writing the three
+                 rows a faithful certificate login writes (session, session certificate, SDK info) in
+                 one transaction, in the same alternation: what the store's part of a login costs`;
 
 function options(argv: string[]): Options {
   const { values } = parseArgs({
@@ -84,6 +90,7 @@ function options(argv: string[]): Options {
       profile: { type: 'boolean', default: false },
       'sized-floor': { type: 'boolean', default: false },
       'session-floor': { type: 'boolean', default: false },
+      'login-rows-floor': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -115,6 +122,7 @@ function options(argv: string[]): Options {
     profile: values.profile ?? false,
     sizedFloor: values['sized-floor'] ?? false,
     sessionFloor: values['session-floor'] ?? false,
+    loginRowsFloor: values['login-rows-floor'] ?? false,
   };
 }
 
@@ -300,13 +308,20 @@ class Bench {
     // The session floor with the scenario's own session, when asked for and when the scenario sends one.
     const token = this.opts.sessionFloor && scenario.floor === 'read' ? built[0].headers?.['zt-session'] : undefined;
     const session: LoadPhase | undefined = token ? { target: floorPhase.target, requests: [{ method: 'GET', path: '/__floor/session', headers: { 'zt-session': token } }] } : undefined;
-    const extra = [sized, session].filter((phase): phase is LoadPhase => phase !== undefined);
+    // The cert floor writing a faithful login's three rows, when asked for.
+    const loginRows: LoadPhase | undefined =
+      this.opts.loginRowsFloor && scenario.floor === 'cert'
+        ? { target: floorPhase.target, requests: floorPhase.requests.map((r) => ({ ...r, path: '/__floor/cert-login-rows' })) }
+        : undefined;
+    const extra = [sized, session, loginRows].filter((phase): phase is LoadPhase => phase !== undefined);
     const [floor, m, ...measured] = await this.measure([floorPhase, { target: rt.target, requests: built }, ...extra], scenario.concurrency);
     const sizedFloor = sized ? measured.shift() : undefined;
     const sessionFloor = session ? measured.shift() : undefined;
+    const loginRowsFloor = loginRows ? measured.shift() : undefined;
     if (floor.errors > 0) throw new Error(`the ${scenario.floor} floor failed: ${floor.firstError}`);
     if (sizedFloor && sizedFloor.errors > 0) throw new Error(`the sized ${scenario.floor} floor failed: ${sizedFloor.firstError}`);
     if (sessionFloor && sessionFloor.errors > 0) throw new Error(`the session floor failed: ${sessionFloor.firstError}`);
+    if (loginRowsFloor && loginRowsFloor.errors > 0) throw new Error(`the login-rows floor failed: ${loginRowsFloor.firstError}`);
     const result: ScenarioResult = {
       ...base,
       status: 'measured',
@@ -315,6 +330,7 @@ class Bench {
       floorRatio: floorRatio(m, floor),
       sizedFloor: sizedFloor && response ? { bytes: response.bytes, measurement: sizedFloor, ratio: floorRatio(m, sizedFloor) } : undefined,
       sessionFloor: sessionFloor ? { measurement: sessionFloor, ratio: floorRatio(m, sessionFloor) } : undefined,
+      loginRowsFloor: loginRowsFloor ? { measurement: loginRowsFloor, ratio: floorRatio(m, loginRowsFloor) } : undefined,
       statementsPerRequest: rt.statements ? await this.countStatements(rt, client, built) : null,
       session: scenario.floor === 'hash' || scenario.floor === 'cert' ? undefined : env.sessions.via,
       response,
@@ -350,6 +366,7 @@ class Bench {
         (response?.items !== undefined ? `, ${response.items} items of ${response.totalCount ?? '?'}` : '') +
         (result.sizedFloor ? `; ${result.sizedFloor.ratio.p50.toFixed(2)}x the read floor answering ${result.sizedFloor.bytes} bytes (${result.sizedFloor.measurement.throughput.toFixed(0)} req/s, p50 ${result.sizedFloor.measurement.latencyMs.p50.toFixed(2)} ms)` : '') +
         (result.sessionFloor ? `; ${result.sessionFloor.ratio.p50.toFixed(2)}x the session floor (${result.sessionFloor.measurement.throughput.toFixed(0)} req/s, p50 ${result.sessionFloor.measurement.latencyMs.p50.toFixed(2)} ms)` : '') +
+        (result.loginRowsFloor ? `; ${result.loginRowsFloor.ratio.p50.toFixed(2)}x the login-rows floor (${result.loginRowsFloor.measurement.throughput.toFixed(0)} req/s, p50 ${result.loginRowsFloor.measurement.latencyMs.p50.toFixed(2)} ms)` : '') +
         (m.errors ? `, ${m.errors} errors (first: ${m.firstError?.slice(0, 160)})` : ''),
     );
     return result;

@@ -15,6 +15,9 @@
  *   one insert of the API-session row: a login must write its session. It is sent the scenario's body
  *   (the SDK's sdkInfo/envInfo) and reads it without parsing it (workerd does not reuse a connection
  *   whose request body was left unread).
+ * - `POST /__floor/cert-login-rows`: the same, writing in one transaction the three rows a faithful
+ *   certificate login writes (the session, its certificate, its SDK info): the floor of the store's
+ *   part of a login (`--login-rows-floor`).
  * - `GET /__floor/session`: the read every authenticated request makes, answered as it comes: the API
  *   session of the request's `zt-session` (its SHA-256 with the controller's own `hashSessionToken`) with
  *   its identity and auth policy, the columns the controller's session check reads
@@ -29,16 +32,26 @@ import { cuid } from '../../src/lib/ids.js';
 export type Query = (sql: string, args: (string | number)[]) => Promise<Record<string, unknown>[]>;
 /** Runs one write statement. */
 export type Run = (sql: string, args: (string | number)[]) => Promise<void>;
+/** Runs write statements in one transaction (Node) or one batch (D1): all of them or none. */
+export type RunAll = (statements: { sql: string; args: (string | number | null)[] }[]) => Promise<void>;
 
 /** What the certificate floor needs of its runtime. */
 export interface CertFloor {
   run: Run;
+  runAll: RunAll;
   /** The verified client certificate's SHA-1 fingerprint (lowercase hex), as the runtime hands it over. */
   fingerprint(c: Context): string | undefined;
 }
 
 const INSERT_SESSION =
   'INSERT INTO api_sessions (id, created_at, updated_at, tags, is_system, token_hash, identity_id, authenticator_id, ip_address, config_types, last_activity_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+/** The login's other two rows (src/auth/methods/cert.ts, src/posture/repo.ts `recordLoginSdkInfo`). */
+const INSERT_SESSION_CERTIFICATE =
+  'INSERT INTO api_session_certificates (id, created_at, updated_at, tags, is_system, api_session_id, identity_id, subject, fingerprint, valid_from, valid_to, cert_pem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT_SESSION_SDK_INFO = 'INSERT INTO api_session_posture (api_session_id, identity_id, woken_at, unlocked_at, sdk_info, updated_at) VALUES (?, ?, NULL, NULL, ?, ?)';
+/** The authenticator with what the two other rows copy: the stored leaf and the identity's SDK info. */
+const CERT_LOGIN_READ = `SELECT a.id, a.identity_id, a.cert_pem, i.sdk_info FROM authenticators AS a JOIN identities AS i ON i.id = a.identity_id
+  WHERE a.cert_fingerprint = ?`;
 
 /** The session check's read, as the controller makes it (src/auth/session-repo.ts), written out. */
 const SESSION_CHECK = `SELECT json_array(s.id, s.created_at, s.updated_at, s.tags, s.is_system, s.identity_id, s.authenticator_id, s.ip_address,
@@ -96,6 +109,25 @@ export function floorApp(query: Query, cert?: CertFloor): Hono {
     const id = cuid();
     await cert.run(INSERT_SESSION, [id, now, now, '{}', 0, tokenHash, rows[0].identity_id as string, rows[0].id as string, '127.0.0.1', '[]', now]);
     return c.json({ data: { id, token, identity: { id: rows[0].identity_id } }, meta: {} });
+  });
+  // The same login writing the three rows a faithful one writes, in one transaction: the session, its
+  // certificate (the leaf as stored) and its SDK info. What the store alone costs a login.
+  app.post('/__floor/cert-login-rows', async (c) => {
+    await c.req.text();
+    const fingerprint = cert?.fingerprint(c);
+    if (!cert || !fingerprint) return c.json({ error: { code: 'INVALID_AUTH' } }, 401);
+    const rows = await query(CERT_LOGIN_READ, [fingerprint]);
+    if (rows.length === 0) return c.json({ error: { code: 'INVALID_AUTH' } }, 401);
+    const { id: authenticatorId, identity_id: identityId, cert_pem: pem, sdk_info: sdkInfo } = rows[0] as Record<string, string>;
+    const { token, tokenHash } = await newSessionToken();
+    const now = Date.now();
+    const id = cuid();
+    await cert.runAll([
+      { sql: INSERT_SESSION, args: [id, now, now, '{}', 0, tokenHash, identityId, authenticatorId, '127.0.0.1', '[]', now] },
+      { sql: INSERT_SESSION_CERTIFICATE, args: [cuid(), now, now, '{}', 0, id, identityId, 'CN=floor', fingerprint, now, now + 86_400_000, pem ?? ''] },
+      { sql: INSERT_SESSION_SDK_INFO, args: [id, identityId, sdkInfo ?? '{}', now] },
+    ]);
+    return c.json({ data: { id, token, identity: { id: identityId } }, meta: {} });
   });
   return app;
 }

@@ -3,9 +3,9 @@
  * kept, the fastest reads and writes the platform allows.
  */
 import Database from 'libsql';
-import type { Query, Run } from './app.js';
+import type { Query, Run, RunAll } from './app.js';
 
-export function nativeFloorQuery(file: string): { query: Query; run: Run; close(): void } {
+export function nativeFloorQuery(file: string): { query: Query; run: Run; runAll: RunAll; close(): void } {
   const db = new Database(file);
   // The cert floor's session inserts share the file with the controller, which may be writing (deferred work).
   db.exec('PRAGMA busy_timeout = 5000');
@@ -32,5 +32,21 @@ export function nativeFloorQuery(file: string): { query: Query; run: Run; close(
     if (!stmt) writes.set(sql, (stmt = db.prepare(sql)));
     stmt.run(args);
   };
-  return { query, run, close: () => db.close() };
+  // As the controller's batches run (src/db/native.ts): the write lock taken up front, synchronous inside.
+  const runAll: RunAll = async (statements) => {
+    const prepared = statements.map(({ sql }) => {
+      let stmt = writes.get(sql);
+      if (!stmt) writes.set(sql, (stmt = db.prepare(sql)));
+      return stmt;
+    });
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      for (let i = 0; i < prepared.length; i++) prepared[i].run(statements[i].args);
+      db.exec('COMMIT');
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw err;
+    }
+  };
+  return { query, run, runAll, close: () => db.close() };
 }

@@ -1,5 +1,5 @@
 /** The floor on workerd: the same bare app over the controller's D1 database (binding DB). */
-import { floorApp, type Query, type Run } from './app.js';
+import { floorApp, type Query, type Run, type RunAll } from './app.js';
 
 interface Env {
   DB: D1Database;
@@ -17,8 +17,10 @@ export default {
   fetch(request: Request, env: Env): Response | Promise<Response> {
     const query: Query = async (sql, args) => (await env.DB.prepare(sql).bind(...args).all<Record<string, unknown>>()).results;
     const run: Run = async (sql, args) => void (await env.DB.prepare(sql).bind(...args).run());
+    const runAll: RunAll = async (statements) => void (await env.DB.batch(statements.map(({ sql, args }) => env.DB.prepare(sql).bind(...args))));
     app ??= floorApp(query, {
       run,
+      runAll,
       // The platform's verdict on the TLS client certificate (hostname mTLS): only a verified one counts.
       fingerprint(c) {
         const tls = (c.req.raw as Request & { cf?: { tlsClientAuth?: TlsClientAuth } }).cf?.tlsClientAuth;

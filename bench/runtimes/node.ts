@@ -110,7 +110,7 @@ export async function startNodeRuntime(runDir: string): Promise<RuntimeUnderTest
     }
     return known ?? undefined;
   };
-  const floor = floorApp(floorStore.query, { run: floorStore.run, fingerprint: (c) => fingerprint((c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket as TLSSocket | undefined) });
+  const floor = floorApp(floorStore.query, { run: floorStore.run, runAll: floorStore.runAll, fingerprint: (c) => fingerprint((c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket as TLSSocket | undefined) });
   const floorServer = await new Promise<ServerType>((resolve) => {
     const s = serve(
       {

@@ -98,36 +98,39 @@ export function floorApp(query: Query, cert?: CertFloor): Hono {
     if (!ok) return c.json({ error: { code: 'INVALID_AUTH' } }, 401);
     return c.json({ data: { id: rows[0].id }, meta: {} });
   });
-  app.post('/__floor/cert-login', async (c) => {
+  /** A certificate login's start, as both cert floors make it: the body read, the fingerprint, the one read. */
+  const presented = async (c: Context, read: string) => {
     await c.req.text();
     const fingerprint = cert?.fingerprint(c);
-    if (!cert || !fingerprint) return c.json({ error: { code: 'INVALID_AUTH' } }, 401);
-    const rows = await query('SELECT id, identity_id FROM authenticators WHERE cert_fingerprint = ?', [fingerprint]);
-    if (rows.length === 0) return c.json({ error: { code: 'INVALID_AUTH' } }, 401);
+    const rows = fingerprint ? await query(read, [fingerprint]) : [];
+    return rows.length > 0 ? { fingerprint: fingerprint!, row: rows[0] as Record<string, string> } : undefined;
+  };
+  const sessionAnswer = (c: Context, id: string, token: string, identityId: string) => c.json({ data: { id, token, identity: { id: identityId } }, meta: {} });
+  app.post('/__floor/cert-login', async (c) => {
+    const found = cert && (await presented(c, 'SELECT id, identity_id FROM authenticators WHERE cert_fingerprint = ?'));
+    if (!found) return c.json({ error: { code: 'INVALID_AUTH' } }, 401);
+    const { id: authenticatorId, identity_id: identityId } = found.row;
     const { token, tokenHash } = await newSessionToken();
     const now = Date.now();
     const id = cuid();
-    await cert.run(INSERT_SESSION, [id, now, now, '{}', 0, tokenHash, rows[0].identity_id as string, rows[0].id as string, '127.0.0.1', '[]', now]);
-    return c.json({ data: { id, token, identity: { id: rows[0].identity_id } }, meta: {} });
+    await cert.run(INSERT_SESSION, [id, now, now, '{}', 0, tokenHash, identityId, authenticatorId, '127.0.0.1', '[]', now]);
+    return sessionAnswer(c, id, token, identityId);
   });
   // The same login writing the three rows a faithful one writes, in one transaction: the session, its
   // certificate (the leaf as stored) and its SDK info. What the store alone costs a login.
   app.post('/__floor/cert-login-rows', async (c) => {
-    await c.req.text();
-    const fingerprint = cert?.fingerprint(c);
-    if (!cert || !fingerprint) return c.json({ error: { code: 'INVALID_AUTH' } }, 401);
-    const rows = await query(CERT_LOGIN_READ, [fingerprint]);
-    if (rows.length === 0) return c.json({ error: { code: 'INVALID_AUTH' } }, 401);
-    const { id: authenticatorId, identity_id: identityId, cert_pem: pem, sdk_info: sdkInfo } = rows[0] as Record<string, string>;
+    const found = cert && (await presented(c, CERT_LOGIN_READ));
+    if (!found) return c.json({ error: { code: 'INVALID_AUTH' } }, 401);
+    const { id: authenticatorId, identity_id: identityId, cert_pem: pem, sdk_info: sdkInfo } = found.row;
     const { token, tokenHash } = await newSessionToken();
     const now = Date.now();
     const id = cuid();
     await cert.runAll([
       { sql: INSERT_SESSION, args: [id, now, now, '{}', 0, tokenHash, identityId, authenticatorId, '127.0.0.1', '[]', now] },
-      { sql: INSERT_SESSION_CERTIFICATE, args: [cuid(), now, now, '{}', 0, id, identityId, 'CN=floor', fingerprint, now, now + 86_400_000, pem ?? ''] },
+      { sql: INSERT_SESSION_CERTIFICATE, args: [cuid(), now, now, '{}', 0, id, identityId, 'CN=floor', found.fingerprint, now, now + 86_400_000, pem ?? ''] },
       { sql: INSERT_SESSION_SDK_INFO, args: [id, identityId, sdkInfo ?? '{}', now] },
     ]);
-    return c.json({ data: { id, token, identity: { id: identityId } }, meta: {} });
+    return sessionAnswer(c, id, token, identityId);
   });
   return app;
 }

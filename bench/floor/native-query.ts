@@ -27,18 +27,15 @@ export function nativeFloorQuery(file: string): { query: Query; run: Run; runAll
     return [row];
   };
   const writes = new Map<string, ReturnType<typeof db.prepare>>();
-  const run: Run = async (sql, args) => {
+  const write = (sql: string) => {
     let stmt = writes.get(sql);
     if (!stmt) writes.set(sql, (stmt = db.prepare(sql)));
-    stmt.run(args);
+    return stmt;
   };
+  const run: Run = async (sql, args) => void write(sql).run(args);
   // As the controller's batches run (src/db/native.ts): the write lock taken up front, synchronous inside.
   const runAll: RunAll = async (statements) => {
-    const prepared = statements.map(({ sql }) => {
-      let stmt = writes.get(sql);
-      if (!stmt) writes.set(sql, (stmt = db.prepare(sql)));
-      return stmt;
-    });
+    const prepared = statements.map(({ sql }) => write(sql));
     db.exec('BEGIN IMMEDIATE');
     try {
       for (let i = 0; i < prepared.length; i++) prepared[i].run(statements[i].args);
